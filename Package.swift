@@ -1,0 +1,57 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "xmppload",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "xmppload", targets: ["xmppload"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+    ],
+    targets: [
+        // libxml2 (Debian: libxml2-dev) for parsing complete stanzas; see Sources/CLibXML2/shim.h.
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // OpenSSL's libcrypto (Debian: libssl-dev) for PBKDF2, HMAC and SHA in SCRAM.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        // Pure protocol: XML model, stream framer, stanza parser, SASL, login state machine. No I/O.
+        .target(name: "XMPPCore", dependencies: ["CLibXML2", "CCrypto"]),
+        // Profiles and load models: YAML decoding with positions, validation, schedules. No NIO.
+        .target(name: "LoadProfile", dependencies: [.product(name: "Yams", package: "Yams")]),
+        // Metrics values and results files: histograms, snapshots, summary, report. No NIO.
+        .target(name: "LoadResults", dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]),
+        // The NIO engine: channel handlers, virtual users, schedulers, recorders, the run.
+        .target(name: "LoadEngine", dependencies: [
+            "XMPPCore", "LoadProfile", "LoadResults",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+        ]),
+        // The command line: run | check | plan | report | provision.
+        .executableTarget(name: "xmppload", dependencies: [
+            "LoadEngine", "LoadProfile", "LoadResults",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "XMPPCoreTests", dependencies: ["XMPPCore"]),
+        .testTarget(name: "LoadProfileTests", dependencies: ["LoadProfile"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LoadResultsTests", dependencies: ["LoadResults"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LoadEngineTests", dependencies: [
+            "LoadEngine", "XMPPCore",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOTestUtils", package: "swift-nio"),
+        ], resources: [.copy("Transcripts")]),
+        .testTarget(name: "IntegrationTests", dependencies: ["LoadEngine", "LoadResults", "LoadProfile"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// The LoadResults module; see docs/ARCHITECTURE.md for its job and contracts.
