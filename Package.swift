@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
     ],
     targets: [
         // libxml2 (Debian: libxml2-dev) for parsing complete stanzas; see Sources/CLibXML2/shim.h.
@@ -35,6 +36,7 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Atomics", package: "swift-atomics"),
         ]),
         // The command line: run | check | plan | report | provision.
         .executableTarget(name: "xmppload", dependencies: [

@@ -1,0 +1,33 @@
+import NIOCore
+
+/// Counts the bytes a session sends and receives on the wire, below TLS (measurement rule 5).
+///
+/// Sits first in the pipeline (nearest the socket); TLS is inserted after it, so what it counts is
+/// what crossed the network, handshakes included. It adds into the session's own two counters, which
+/// the session folds into its loop's recorder; no locks, the handler lives on one event loop.
+final class WireByteCounter: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let sink: ByteCountSink
+
+    init(sink: ByteCountSink) { self.sink = sink }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        sink.received(unwrapInboundIn(data).readableBytes)
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        sink.sent(unwrapOutboundIn(data).readableBytes)
+        context.write(data, promise: promise)
+    }
+}
+
+/// Where `WireByteCounter` reports byte counts. Called on the channel's event loop only.
+protocol ByteCountSink: AnyObject {
+    func received(_ byteCount: Int)
+    func sent(_ byteCount: Int)
+}

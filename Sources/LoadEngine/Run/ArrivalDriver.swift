@@ -1,0 +1,179 @@
+import Atomics
+import LoadProfile
+import LoadResults
+import NIOCore
+import NIOPosix
+import XMPPCore
+
+/// Starts this event loop's share of the run's arrivals at their intended times.
+///
+/// Arrival `n` of the schedule belongs to loop `n % loops` (after the generator's own `--segment`
+/// striping), so each loop walks its own arrivals with one timer at a time — no shared queue, no lock.
+/// When an arrival's timer fires later than `maxArrivalLateness` after its intended time, or no account
+/// or capacity is free, the arrival is counted as *dropped*, never queued (measurement rule 2).
+/// Closed-model users whose profile repeats start a new session when the previous one ends, until
+/// their phase is over.
+final class ArrivalDriver {
+    private let context: LoopContext
+    private let schedule: ArrivalSchedule
+    private let runStart: NIODeadline
+    private let loopCount: Int
+    private let sessionCap: Int
+    private let liveSessions: ManagedAtomic<Int>
+    private let serials: ManagedAtomic<Int>
+    private var nextArrival: Int
+    private var timer: Scheduled<Void>?
+    private(set) var isExhausted = false
+    private var stopped = false
+    /// Called (on this loop) when this loop has no more arrivals and no live sessions.
+    var onIdle: (() -> Void)?
+
+    init(context: LoopContext, schedule: ArrivalSchedule, runStart: NIODeadline, loopCount: Int,
+         sessionCap: Int, liveSessions: ManagedAtomic<Int>, serials: ManagedAtomic<Int>) {
+        self.context = context
+        self.schedule = schedule
+        self.runStart = runStart
+        self.loopCount = loopCount
+        self.sessionCap = sessionCap
+        self.liveSessions = liveSessions
+        self.serials = serials
+        self.nextArrival = context.loopIndex
+    }
+
+    /// Arms the first timer. Call on the loop.
+    func start() {
+        context.sessionEndedHook = { [unowned self] session, failed in self.sessionEnded(session, failed: failed) }
+        armTimer()
+    }
+
+    /// No more arrivals (the load phases ended or the run is stopping).
+    func stop() {
+        stopped = true
+        timer?.cancel()
+        timer = nil
+        isExhausted = true
+        checkIdle()
+    }
+
+    private func armTimer() {
+        guard !stopped else { return }
+        guard let arrival = schedule.arrival(nextArrival) else {
+            isExhausted = true
+            checkIdle()
+            return
+        }
+        let due = runStart + TimeAmount(arrival.offset)
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(deadline: due) { bound.value.fire() }
+    }
+
+    /// Starts every arrival that is due now, then arms the timer for the next one.
+    private func fire() {
+        timer = nil
+        let now = NIODeadline.now()
+        var started = 0
+        while !stopped, let arrival = schedule.arrival(nextArrival) {
+            let intended = runStart + TimeAmount(arrival.offset)
+            if intended > now { break }
+            let index = nextArrival
+            nextArrival += loopCount
+            if now - intended > TimeAmount(context.environment.configuration.maxArrivalLateness) {
+                context.recorder.increment(.droppedArrivals)
+                continue
+            }
+            begin(arrivalIndex: index, phase: arrival.phase, intended: intended)
+            started += 1
+            if started >= 256 { break } // let the loop breathe; the rest is picked up right away
+        }
+        armTimer()
+    }
+
+    private func phaseEnd(_ phase: Int) -> NIODeadline {
+        runStart + TimeAmount(schedule.phaseEnd(phase))
+    }
+
+    private func begin(arrivalIndex: Int, phase: Int, intended: NIODeadline) {
+        let environment = context.environment
+        let accounts = environment.configuration.accounts
+        if liveSessions.load(ordering: .relaxed) >= sessionCap || schedule.isAtCapacity(phase: phase, live: liveSessions.load(ordering: .relaxed)) {
+            context.recorder.increment(.droppedArrivals)
+            context.recorder.recordError(kind: "dropped-capacity")
+            return
+        }
+        guard let slot = environment.directory.claimFree(startingAt: arrivalIndex % accounts.count) else {
+            context.recorder.increment(.droppedArrivals)
+            context.recorder.recordError(kind: "dropped-no-free-account")
+            return
+        }
+        startSession(slot: slot, userIndex: arrivalIndex, phase: phase, intended: intended)
+    }
+
+    private func startSession(slot: Int, userIndex: Int, phase: Int, intended: NIODeadline) {
+        let environment = context.environment
+        let configuration = environment.configuration
+        let serial = serials.loadThenWrappingIncrement(ordering: .relaxed)
+        let number = configuration.accounts.lowerBound + slot
+        let username = "\(configuration.accountPrefix)\(number)"
+        let identity = SessionIdentity(serial: serial, slot: slot, accountNumber: number, username: username,
+                                       bareJID: "\(username)@\(configuration.domain)")
+        var rng = SeededGenerator(seed: environment.seed, stream: UInt64(userIndex))
+        let script = environment.pickScript(using: &rng)
+        let connectStart = NIODeadline.now()
+        let handler = VirtualUserHandler(identity: identity, loop: context, script: script, rng: rng,
+                                         intendedStart: intended, connectStart: connectStart)
+        handler.userIndex = userIndex
+        handler.phase = phase
+        context.register(handler)
+        context.connectingCount += 1
+        liveSessions.wrappingIncrement(ordering: .relaxed)
+        context.recorder.increment(.sessionsStarted)
+        let loginTimeout = script.loginTimeout
+        handler.scheduleTimeout(after: TimeAmount(loginTimeout)) { $0.abort(kind: "timeout-login") }
+
+        let counter = WireByteCounter(sink: handler)
+        let bound = NIOLoopBound(handler, eventLoop: context.eventLoop)
+        ClientBootstrap(group: context.eventLoop)
+            .connectTimeout(TimeAmount(configuration.connectTimeout))
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
+            .channelInitializer { channel in
+                do {
+                    try channel.pipeline.syncOperations.addHandlers([counter, bound.value])
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+            }
+            .connect(to: environment.server)
+            .whenFailure { error in
+                bound.value.abort(kind: ConnectionErrorKind.kind(of: error))
+            }
+    }
+
+    private func sessionEnded(_ session: VirtualUserHandler, failed: Bool) {
+        liveSessions.wrappingDecrement(ordering: .relaxed)
+        let now = NIODeadline.now()
+        if session.script.repeatsForever, !stopped, !context.isStopping, now < phaseEnd(session.phase) {
+            // A closed-model user runs its profile again; after a failure, wait a second first.
+            let userIndex = session.userIndex
+            let phase = session.phase
+            let delay: TimeAmount = failed ? .seconds(1) : .zero
+            let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: delay) {
+                let driver = bound.value
+                guard !driver.stopped, !driver.context.isStopping else { return driver.checkIdle() }
+                guard let slot = driver.context.environment.directory.claimFree(startingAt: session.identity.slot) else {
+                    driver.context.recorder.increment(.droppedArrivals)
+                    return driver.checkIdle()
+                }
+                driver.startSession(slot: slot, userIndex: userIndex, phase: phase, intended: .now())
+            }
+            return
+        }
+        checkIdle()
+    }
+
+    private func checkIdle() {
+        if isExhausted && context.liveSessionCount == 0 { onIdle?() }
+    }
+}

@@ -1,0 +1,69 @@
+import LoadProfile
+import XMPPCore
+
+/// What the user asked for on the command line (after the profile's defaults were applied): the
+/// server, the accounts, TLS and SASL choices, and where results go. A plain value.
+public struct RunConfiguration: Sendable {
+    /// Host (IP literal or name resolving to loopback in tests) and port of the server's c2s listener.
+    public var host: String
+    public var port: Int
+    /// The XMPP domain of the accounts (`user1@<domain>`).
+    public var domain: String
+    /// Account numbers `first...last`: session accounts are `<prefix><number>@<domain>`.
+    public var accounts: ClosedRange<Int>
+    public var accountPrefix: String
+    public var password: String
+    /// nil: the profile's choice, else STARTTLS when offered.
+    public var tls: LoginMachine.TLSPolicy?
+    public var insecure: Bool
+    /// Forces one SASL mechanism for every login, overriding the profile.
+    public var mechanism: SASLMechanism?
+    /// Where results are written.
+    public var outputDirectory: String
+    /// The snapshot interval.
+    public var interval: Duration
+    /// An arrival later than this behind its intended time is dropped, not started (rule 2).
+    public var maxArrivalLateness: Duration
+    /// The TCP connect timeout.
+    public var connectTimeout: Duration
+    /// Serve Prometheus metrics on this port of `metricsHost` (nil: off).
+    public var metricsPort: Int?
+    public var metricsHost: String
+    /// Grace period after the last traffic before still-missing messages count as lost.
+    public var messageGrace: Duration
+    /// Number of event loops (threads); defaults to the number of cores.
+    public var eventLoops: Int
+    /// Print an in-place status panel (terminal) instead of plain progress lines.
+    public var interactive: Bool
+    /// The command line, for the manifest.
+    public var commandLine: [String]
+
+    public init(host: String, port: Int, domain: String, accounts: ClosedRange<Int>, accountPrefix: String = "user",
+                password: String, tls: LoginMachine.TLSPolicy? = nil, insecure: Bool = false,
+                mechanism: SASLMechanism? = nil, outputDirectory: String, interval: Duration = .seconds(5),
+                maxArrivalLateness: Duration = .seconds(1), connectTimeout: Duration = .seconds(10),
+                metricsPort: Int? = nil, metricsHost: String = "127.0.0.1", messageGrace: Duration = .seconds(5),
+                eventLoops: Int = System.coreCount, interactive: Bool = false, commandLine: [String] = []) {
+        self.host = host
+        self.port = port
+        self.domain = domain
+        self.accounts = accounts
+        self.accountPrefix = accountPrefix
+        self.password = password
+        self.tls = tls
+        self.insecure = insecure
+        self.mechanism = mechanism
+        self.outputDirectory = outputDirectory
+        self.interval = interval
+        self.maxArrivalLateness = maxArrivalLateness
+        self.connectTimeout = connectTimeout
+        self.metricsPort = metricsPort
+        self.metricsHost = metricsHost
+        self.messageGrace = messageGrace
+        self.eventLoops = eventLoops
+        self.interactive = interactive
+        self.commandLine = commandLine
+    }
+}
+
+import NIOCore

@@ -1,0 +1,86 @@
+/// Why a login (or a logged-in session) ended badly.
+///
+/// A struct wrapping a private enum so new cases can be added without breaking callers. `kind` is the
+/// stable, typed name under which the error is counted in the results (`sasl-not-authorized`,
+/// `stream-host-unknown`, `tls-required`, …); `description` is for people.
+public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
+    private enum Reason: Hashable, Sendable {
+        case streamError(condition: String, text: String?)
+        case saslFailure(condition: String, text: String?)
+        case sasl(kind: String, detail: String)
+        case noCommonMechanism(offered: [String])
+        case tlsRequiredButNotOffered
+        case tlsRefused
+        case bindFailed(condition: String)
+        case sessionFailed(condition: String)
+        case registrationFailed(condition: String)
+        case protocolViolation(String)
+        case streamClosed
+    }
+
+    private let reason: Reason
+    private init(_ reason: Reason) { self.reason = reason }
+
+    /// The server sent `<stream:error>` with this defined condition.
+    public static func streamError(condition: String, text: String? = nil) -> LoginError {
+        LoginError(.streamError(condition: condition, text: text))
+    }
+    /// The server answered the SASL exchange with `<failure>` and this condition.
+    public static func saslFailure(condition: String, text: String? = nil) -> LoginError {
+        LoginError(.saslFailure(condition: condition, text: text))
+    }
+    /// Our side of SASL rejected the server's data (bad nonce, bad server signature, …).
+    public static func sasl(kind: String, detail: String) -> LoginError { LoginError(.sasl(kind: kind, detail: detail)) }
+    /// None of the offered mechanisms is one we may use.
+    public static func noCommonMechanism(offered: [String]) -> LoginError { LoginError(.noCommonMechanism(offered: offered)) }
+    /// TLS was required (STARTTLS mode) but the server did not offer `<starttls/>`.
+    public static let tlsRequiredButNotOffered = LoginError(.tlsRequiredButNotOffered)
+    /// The server answered `<starttls/>` with `<failure/>`.
+    public static let tlsRefused = LoginError(.tlsRefused)
+    /// The resource-bind request came back as an error.
+    public static func bindFailed(condition: String) -> LoginError { LoginError(.bindFailed(condition: condition)) }
+    /// The session request came back as an error.
+    public static func sessionFailed(condition: String) -> LoginError { LoginError(.sessionFailed(condition: condition)) }
+    /// In-band registration failed with a condition other than `conflict` (which means the account exists).
+    public static func registrationFailed(condition: String) -> LoginError { LoginError(.registrationFailed(condition: condition)) }
+    /// The server sent something the protocol does not allow at this point.
+    public static func protocolViolation(_ what: String) -> LoginError { LoginError(.protocolViolation(what)) }
+    /// The server closed the stream (`</stream:stream>`) before the login finished.
+    public static let streamClosed = LoginError(.streamClosed)
+
+    /// The typed error kind counted in results.
+    public var kind: String {
+        switch reason {
+        case .streamError(let condition, _): return "stream-\(condition)"
+        case .saslFailure(let condition, _): return "sasl-\(condition)"
+        case .sasl(let kind, _): return kind
+        case .noCommonMechanism: return "sasl-no-common-mechanism"
+        case .tlsRequiredButNotOffered: return "tls-not-offered"
+        case .tlsRefused: return "tls-refused"
+        case .bindFailed(let condition): return "bind-\(condition)"
+        case .sessionFailed(let condition): return "session-\(condition)"
+        case .registrationFailed(let condition): return "register-\(condition)"
+        case .protocolViolation: return "protocol-violation"
+        case .streamClosed: return "stream-closed"
+        }
+    }
+
+    public var description: String {
+        switch reason {
+        case .streamError(let condition, let text):
+            return "stream error <\(condition)/>" + (text.map { ": \($0)" } ?? "")
+        case .saslFailure(let condition, let text):
+            return "SASL failure <\(condition)/>" + (text.map { ": \($0)" } ?? "")
+        case .sasl(_, let detail): return "SASL: \(detail)"
+        case .noCommonMechanism(let offered):
+            return "no usable SASL mechanism among those offered: \(offered.joined(separator: ", "))"
+        case .tlsRequiredButNotOffered: return "STARTTLS is required but the server does not offer it (use --tls none)"
+        case .tlsRefused: return "the server refused STARTTLS"
+        case .bindFailed(let condition): return "resource bind failed: <\(condition)/>"
+        case .sessionFailed(let condition): return "session establishment failed: <\(condition)/>"
+        case .registrationFailed(let condition): return "in-band registration failed: <\(condition)/>"
+        case .protocolViolation(let what): return "protocol violation: \(what)"
+        case .streamClosed: return "the server closed the stream"
+        }
+    }
+}

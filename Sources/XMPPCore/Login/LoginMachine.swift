@@ -1,0 +1,328 @@
+import Foundation
+
+/// The client side of XMPP stream negotiation as a value-type state machine:
+/// stream header → features → [STARTTLS → restart] → [in-band registration] → SASL → restart →
+/// resource bind → [session] → logged in.
+///
+/// The machine decides; the channel handler acts. Every mutating method takes what happened and
+/// returns the actions to perform, in order. It owns no I/O, no clock and no event loop, so it is
+/// tested with plain values.
+///
+/// Invariants:
+/// - A stanza the machine did not expect never fails the login: it is reported as `.unexpected`
+///   (with the reply to send for an iq get/set, per `AutoResponder`) and the machine keeps waiting.
+/// - Only `<stream:error>`, `</stream:stream>`, a SASL `<failure>`, an error answering one of our own
+///   requests, or server data that breaks the protocol ends the login, with a typed `LoginError`.
+/// - After `.loggedIn` or `.fail` the machine ignores further input.
+public struct LoginMachine: Sendable {
+    /// How TLS is used on this connection.
+    public enum TLSPolicy: String, Sendable {
+        /// Upgrade with STARTTLS when the server offers it; stay plain when it doesn't.
+        case startTLS = "starttls"
+        /// TLS from the first byte (Openfire's 5223): the handler adds TLS before the stream opens.
+        case direct
+        /// Never TLS, even when offered.
+        case none
+    }
+
+    /// Everything a login needs to know. Values, no references.
+    public struct Configuration: Sendable {
+        public var domain: String
+        public var username: String
+        public var password: String
+        public var resource: String
+        public var tls: TLSPolicy
+        /// Forced SASL mechanism; nil picks the strongest one offered.
+        public var mechanism: SASLMechanism?
+        /// Register the account with XEP-0077 before authenticating (`conflict` = already exists = fine).
+        public var register: Bool
+
+        public init(domain: String, username: String, password: String, resource: String,
+                    tls: TLSPolicy = .startTLS, mechanism: SASLMechanism? = nil, register: Bool = false) {
+            self.domain = domain
+            self.username = username
+            self.password = password
+            self.resource = resource
+            self.tls = tls
+            self.mechanism = mechanism
+            self.register = register
+        }
+    }
+
+    /// One thing for the handler to do.
+    public enum Action: Sendable, Equatable {
+        /// Write the stream header (`Stanza.streamHeader(to:)`).
+        case openStream
+        /// Reset the stream framer, then write a new stream header (after TLS and after SASL success).
+        case restartStream
+        /// Write this element.
+        case send(XMLElement)
+        /// Insert TLS at the bottom of the pipeline now and call `tlsEstablished()` when the handshake ends.
+        case startTLS
+        /// A new login phase begins now (the previous one, if any, ends now).
+        case enterPhase(LoginPhase)
+        /// The server pushed something we did not wait for: count it, send `reply` if there is one.
+        case unexpected(XMLElement, reply: XMLElement?)
+        /// Login finished; the bound full JID.
+        case loggedIn(jid: String)
+        /// Login failed; close the connection.
+        case fail(LoginError)
+    }
+
+    private enum Stage: Sendable { case initial, afterTLS, afterSASL }
+
+    private enum SASLProgress: Sendable {
+        case scram(SCRAMClient, sentFinal: Bool)
+        case simple
+    }
+
+    private enum State: Sendable {
+        case idle
+        case awaitingFeatures(Stage)
+        case awaitingProceed
+        case awaitingTLSHandshake
+        case awaitingRegistration(id: String)
+        case authenticating(SASLProgress)
+        case awaitingBind(id: String, sessionRequired: Bool)
+        case awaitingSession(id: String)
+        case finished
+    }
+
+    private let configuration: Configuration
+    private let keyCache: SCRAMKeyCache?
+    private var state: State = .idle
+    /// The mechanism chosen from the server's offer, once chosen.
+    public private(set) var chosenMechanism: SASLMechanism?
+    /// The bound JID, once bound.
+    public private(set) var boundJID: String?
+
+    /// - Parameter keyCache: the event loop's SCRAM key cache (one per loop), or nil for no caching.
+    public init(configuration: Configuration, keyCache: SCRAMKeyCache?) {
+        self.configuration = configuration
+        self.keyCache = keyCache
+    }
+
+    /// True once the login ended, well or badly.
+    public var isFinished: Bool {
+        if case .finished = state { return true }
+        return false
+    }
+
+    /// Call once the TCP connection is up.
+    public mutating func start() -> [Action] {
+        guard case .idle = state else { return [] }
+        if configuration.tls == .direct {
+            state = .awaitingTLSHandshake
+            return [.enterPhase(.tls), .startTLS]
+        }
+        state = .awaitingFeatures(.initial)
+        return [.enterPhase(.features), .openStream]
+    }
+
+    /// Call when the TLS handshake (STARTTLS or direct) completed.
+    public mutating func tlsEstablished() -> [Action] {
+        guard case .awaitingTLSHandshake = state else { return [] }
+        state = .awaitingFeatures(.afterTLS)
+        return [.enterPhase(.features), .restartStream]
+    }
+
+    /// Call when the server closed its stream.
+    public mutating func streamClosed() -> [Action] {
+        finish(.streamClosed)
+    }
+
+    /// Call for each depth-1 element the server sent.
+    public mutating func received(_ element: XMLElement) -> [Action] {
+        if element.name == "error" && element.namespace == XMPPNamespace.streams {
+            let text = element.firstChild(named: "text", namespace: XMPPNamespace.streamErrors)?.text
+            return finish(.streamError(condition: Stanza.errorCondition(of: element, conditionNamespace: XMPPNamespace.streamErrors), text: text))
+        }
+        switch state {
+        case .idle, .finished, .awaitingTLSHandshake:
+            return unexpected(element)
+        case .awaitingFeatures(let stage):
+            guard element.name == "features" && element.namespace == XMPPNamespace.streams else { return unexpected(element) }
+            return handleFeatures(element, stage: stage)
+        case .awaitingProceed:
+            guard element.namespace == XMPPNamespace.tls else { return unexpected(element) }
+            if element.name == "proceed" {
+                state = .awaitingTLSHandshake
+                return [.startTLS]
+            }
+            return finish(.tlsRefused)
+        case .awaitingRegistration(let id):
+            guard isResponse(element, to: id) else { return unexpected(element) }
+            if element.attribute("type") == "error" {
+                let condition = Stanza.errorCondition(of: element, conditionNamespace: XMPPNamespace.stanzas)
+                if condition != "conflict" { return finish(.registrationFailed(condition: condition)) }
+            }
+            return beginSASL(offered: pendingMechanisms)
+        case .authenticating(let progress):
+            guard element.namespace == XMPPNamespace.sasl else { return unexpected(element) }
+            return handleSASL(element, progress: progress)
+        case .awaitingBind(let id, let sessionRequired):
+            guard isResponse(element, to: id) else { return unexpected(element) }
+            guard element.attribute("type") == "result" else {
+                return finish(.bindFailed(condition: Stanza.errorCondition(of: element, conditionNamespace: XMPPNamespace.stanzas)))
+            }
+            let jid = element.firstChild(named: "bind", namespace: XMPPNamespace.bind)?
+                .firstChild(named: "jid", namespace: XMPPNamespace.bind)?.text
+            boundJID = jid ?? "\(configuration.username)@\(configuration.domain)/\(configuration.resource)"
+            if sessionRequired {
+                let id = "sess1"
+                state = .awaitingSession(id: id)
+                let session = Stanza.iq(type: "set", id: id, child: XMLElement("session", namespace: XMPPNamespace.session))
+                return [.enterPhase(.session), .send(session)]
+            }
+            state = .finished
+            return [.loggedIn(jid: boundJID!)]
+        case .awaitingSession(let id):
+            guard isResponse(element, to: id) else { return unexpected(element) }
+            guard element.attribute("type") == "result" else {
+                return finish(.sessionFailed(condition: Stanza.errorCondition(of: element, conditionNamespace: XMPPNamespace.stanzas)))
+            }
+            state = .finished
+            return [.loggedIn(jid: boundJID!)]
+        }
+    }
+
+    // MARK: - Features
+
+    /// Mechanisms offered in the features that led to registration, kept for the SASL step after it.
+    private var pendingMechanisms: [String] = []
+
+    private mutating func handleFeatures(_ features: XMLElement, stage: Stage) -> [Action] {
+        switch stage {
+        case .initial, .afterTLS:
+            if stage == .initial, configuration.tls == .startTLS,
+               features.firstChild(named: "starttls", namespace: XMPPNamespace.tls) != nil {
+                state = .awaitingProceed
+                return [.enterPhase(.tls), .send(XMLElement("starttls", namespace: XMPPNamespace.tls))]
+            }
+            let offered = features.firstChild(named: "mechanisms", namespace: XMPPNamespace.sasl)?
+                .children(named: "mechanism", namespace: XMPPNamespace.sasl).map(\.text) ?? []
+            if configuration.register {
+                pendingMechanisms = offered
+                let id = "reg1"
+                state = .awaitingRegistration(id: id)
+                let query = XMLElement("query", namespace: XMPPNamespace.register, children: [
+                    .element(Stanza.textElement("username", configuration.username, namespace: XMPPNamespace.register)),
+                    .element(Stanza.textElement("password", configuration.password, namespace: XMPPNamespace.register)),
+                ])
+                return [.enterPhase(.register), .send(Stanza.iq(type: "set", id: id, child: query))]
+            }
+            return beginSASL(offered: offered)
+        case .afterSASL:
+            guard features.firstChild(named: "bind", namespace: XMPPNamespace.bind) != nil else {
+                return finish(.protocolViolation("no <bind/> in the stream features after authentication"))
+            }
+            // RFC 6121 dropped session establishment; servers that still need it say so without <optional/>.
+            let session = features.firstChild(named: "session", namespace: XMPPNamespace.session)
+            let sessionRequired = session != nil && session?.firstChild(named: "optional", namespace: nil) == nil
+            let id = "bind1"
+            state = .awaitingBind(id: id, sessionRequired: sessionRequired)
+            let bind = XMLElement("bind", namespace: XMPPNamespace.bind, children: [
+                .element(Stanza.textElement("resource", configuration.resource, namespace: XMPPNamespace.bind)),
+            ])
+            return [.send(Stanza.iq(type: "set", id: id, child: bind))]
+        }
+    }
+
+    // MARK: - SASL
+
+    private mutating func beginSASL(offered: [String]) -> [Action] {
+        guard let mechanism = SASLMechanism.choose(offered: offered, forced: configuration.mechanism) else {
+            return finish(.noCommonMechanism(offered: offered))
+        }
+        chosenMechanism = mechanism
+        let initialResponse: [UInt8]
+        switch mechanism.scramAlgorithm {
+        case .some(let algorithm):
+            let client = SCRAMClient(algorithm: algorithm, username: configuration.username,
+                                     password: configuration.password, cache: keyCache)
+            initialResponse = client.clientFirstMessage()
+            state = .authenticating(.scram(client, sentFinal: false))
+        case .none:
+            switch mechanism {
+            case .plain:
+                initialResponse = SASLPlain(username: configuration.username, password: configuration.password).initialResponse()
+            default:
+                initialResponse = SASLAnonymous().initialResponse()
+            }
+            state = .authenticating(.simple)
+        }
+        let auth = XMLElement("auth", namespace: XMPPNamespace.sasl,
+                              attributes: [XMLAttribute("mechanism", mechanism.name)],
+                              children: [.text(Self.base64(initialResponse))])
+        return [.enterPhase(.sasl), .send(auth)]
+    }
+
+    private mutating func handleSASL(_ element: XMLElement, progress: SASLProgress) -> [Action] {
+        switch element.name {
+        case "challenge":
+            guard case .scram(var client, let sentFinal) = progress else {
+                return finish(.protocolViolation("unexpected SASL challenge for \(chosenMechanism?.name ?? "?")"))
+            }
+            guard let data = Self.decodeBase64(element.text) else {
+                return finish(.sasl(kind: "sasl-malformed", detail: "challenge is not valid base64"))
+            }
+            do {
+                if !sentFinal {
+                    let final = try client.clientFinalMessage(serverFirst: data)
+                    state = .authenticating(.scram(client, sentFinal: true))
+                    return [.send(XMLElement("response", namespace: XMPPNamespace.sasl, children: [.text(Self.base64(final))]))]
+                }
+                // Some servers send server-final-message as a challenge and an empty <success/> after it.
+                try client.verifyServerFinal(data)
+                state = .authenticating(.simple)
+                return [.send(XMLElement("response", namespace: XMPPNamespace.sasl))]
+            } catch {
+                return finish(.sasl(kind: error.kind, detail: error.description))
+            }
+        case "success":
+            if case .scram(let client, _) = progress {
+                guard let data = Self.decodeBase64(element.text), !data.isEmpty else {
+                    return finish(.sasl(kind: "sasl-server-signature", detail: "success without the server's signature"))
+                }
+                do { try client.verifyServerFinal(data) } catch {
+                    return finish(.sasl(kind: error.kind, detail: error.description))
+                }
+            }
+            state = .awaitingFeatures(.afterSASL)
+            return [.enterPhase(.bind), .restartStream]
+        case "failure":
+            let text = element.firstChild(named: "text", namespace: XMPPNamespace.sasl)?.text
+            return finish(.saslFailure(condition: Stanza.errorCondition(of: element, conditionNamespace: XMPPNamespace.sasl), text: text))
+        default:
+            return unexpected(element)
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func isResponse(_ element: XMLElement, to id: String) -> Bool {
+        element.name == "iq" && element.attribute("id") == id
+            && (element.attribute("type") == "result" || element.attribute("type") == "error")
+    }
+
+    private func unexpected(_ element: XMLElement) -> [Action] {
+        [.unexpected(element, reply: AutoResponder.react(to: element).reply)]
+    }
+
+    private mutating func finish(_ error: LoginError) -> [Action] {
+        if case .finished = state { return [] }
+        state = .finished
+        return [.fail(error)]
+    }
+
+    /// RFC 6120 §6.4.2: an empty response is sent as "=".
+    static func base64(_ bytes: [UInt8]) -> String {
+        bytes.isEmpty ? "=" : Data(bytes).base64EncodedString()
+    }
+
+    static func decodeBase64(_ text: String) -> [UInt8]? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty || trimmed == "=" { return [] }
+        return Data(base64Encoded: trimmed).map { Array($0) }
+    }
+}

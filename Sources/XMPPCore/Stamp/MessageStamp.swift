@@ -1,0 +1,46 @@
+/// The stamp every generated message carries, so its receiver can measure end-to-end latency and the
+/// run can detect lost, duplicated and reordered messages.
+///
+/// Carried as `<stamp xmlns='urn:xmppload:stamp:0' r='RUN' s='SENDER' q='SEQ' t='SENT' i='INTENDED'/>`
+/// inside the message. `sender` is the sender's account index, `sequence` counts that sender's messages
+/// from 1 (per run, never reused), `sentNanos` and `intendedNanos` are readings of the generator's
+/// monotonic clock (nanoseconds since an arbitrary origin shared by the whole process) for the actual
+/// send and for the time the profile planned the send. Receivers ignore stamps of other runs.
+public struct MessageStamp: Sendable, Hashable {
+    public var runID: String
+    public var sender: UInt32
+    public var sequence: UInt32
+    public var sentNanos: UInt64
+    public var intendedNanos: UInt64
+
+    public init(runID: String, sender: UInt32, sequence: UInt32, sentNanos: UInt64, intendedNanos: UInt64) {
+        self.runID = runID
+        self.sender = sender
+        self.sequence = sequence
+        self.sentNanos = sentNanos
+        self.intendedNanos = intendedNanos
+    }
+
+    /// The element to put inside the message.
+    public var element: XMLElement {
+        XMLElement("stamp", namespace: XMPPNamespace.stamp, attributes: [
+            XMLAttribute("r", runID),
+            XMLAttribute("s", String(sender)),
+            XMLAttribute("q", String(sequence)),
+            XMLAttribute("t", String(sentNanos)),
+            XMLAttribute("i", String(intendedNanos)),
+        ])
+    }
+
+    /// The stamp inside `message`, or nil when it has none or it is malformed.
+    public init?(in message: XMLElement) {
+        guard let stamp = message.firstChild(named: "stamp", namespace: XMPPNamespace.stamp),
+              let runID = stamp.attribute("r"),
+              let sender = stamp.attribute("s").flatMap(UInt32.init),
+              let sequence = stamp.attribute("q").flatMap(UInt32.init),
+              let sent = stamp.attribute("t").flatMap(UInt64.init)
+        else { return nil }
+        self.init(runID: runID, sender: sender, sequence: sequence, sentNanos: sent,
+                  intendedNanos: stamp.attribute("i").flatMap(UInt64.init) ?? sent)
+    }
+}

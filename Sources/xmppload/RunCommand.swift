@@ -1,0 +1,198 @@
+import ArgumentParser
+import Foundation
+import LoadEngine
+import LoadProfile
+import LoadResults
+import XMPPCore
+
+/// `xmppload run PROFILE`: a real load run against a server; writes results/<run>/.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a profile against an XMPP server and write results.",
+        discussion: """
+        Examples:
+          xmppload run profiles/chat.yaml --server 127.0.0.1:5222 --domain load.test \\
+              --accounts 1-2000 --password secret --sessions 2000 --duration 90s --out results/chat-1
+          xmppload run profiles/login-storm.yaml --rate 50 --duration 60s --tls none
+
+        Defaults for --server, --domain, --password and --accounts come from XMPPLOAD_HOST,
+        XMPPLOAD_PORT, XMPPLOAD_DOMAIN, XMPPLOAD_PASSWORD and XMPPLOAD_ACCOUNTS when set (as
+        `scripts/local-server up` prints them), or from --server-env FILE.
+        Exit codes: 0 the run completed, 1 the run could not run, 2 usage or profile error.
+        """
+    )
+
+    @Argument(help: "The profile (YAML) to run.")
+    var profile: String
+
+    @Option(help: "The server's c2s address, HOST:PORT.")
+    var server: String?
+
+    @Option(help: "The XMPP domain of the test accounts.")
+    var domain: String?
+
+    @Option(help: "Account numbers FIRST-LAST: accounts are <prefix>FIRST..<prefix>LAST@<domain>.")
+    var accounts: String?
+
+    @Option(help: "Account name prefix.")
+    var accountPrefix: String = "user"
+
+    @Option(help: "The password shared by the test accounts.")
+    var password: String?
+
+    @Option(help: "Read XMPPLOAD_* connection details from this file (as written by scripts/local-server).")
+    var serverEnv: String?
+
+    @Option(help: "Closed model: this many virtual users, each running the profile.")
+    var sessions: Int?
+
+    @Option(help: "Closed model: start the users evenly over this long (e.g. 30s).")
+    var ramp: String?
+
+    @Option(help: "Open model: new sessions per second.")
+    var rate: Double?
+
+    @Option(help: "Stop the load after this long (e.g. 90s, 10m, 8h); sessions then log out.")
+    var duration: String?
+
+    @Option(help: "TLS: starttls (default when offered), direct (e.g. port 5223) or none.")
+    var tls: String?
+
+    @Flag(help: "Accept self-signed or otherwise unverifiable server certificates (lab servers).")
+    var insecure = false
+
+    @Option(help: "Force a SASL mechanism: SCRAM-SHA-512, SCRAM-SHA-256, SCRAM-SHA-1, PLAIN, ANONYMOUS.")
+    var sasl: String?
+
+    @Option(help: "Seed for think times, choices and targets (reproducible runs).")
+    var seed: UInt64?
+
+    @Option(help: "Results directory (default results/<timestamp>-<profile>).")
+    var out: String?
+
+    @Option(help: "Snapshot interval (e.g. 5s).")
+    var interval: String = "5s"
+
+    @Option(help: "Serve Prometheus metrics on this port of 127.0.0.1.")
+    var metricsPort: Int?
+
+    @Option(help: "Event loops (threads); default: one per core.")
+    var loops: Int?
+
+    @Option(help: "An arrival this late is dropped, not started.")
+    var maxLateness: String = "1s"
+
+    @Flag(help: "Plain progress lines even on a terminal.")
+    var plain = false
+
+    func run() async throws {
+        let environment = try ConnectionDefaults.load(file: serverEnv)
+        let definition: RunDefinition
+        do {
+            definition = try ProfileLoader.load(path: profile)
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        let options = try resolveOptions(environment: environment, definition: definition)
+        let run = LoadRun(configuration: options.configuration, definition: definition, plan: options.plan)
+        let console = ConsoleProgress(interactive: options.configuration.interactive, runID: run.runID,
+                                      outputDirectory: options.configuration.outputDirectory)
+        let signals = SignalTrap(signals: [SIGINT, SIGTERM]) { run.requestStop() }
+        defer { signals.cancel() }
+        console.started(configuration: options.configuration, plan: options.plan, profile: definition)
+        let summary: RunSummary
+        do {
+            summary = try await run.run { console.report($0) }
+        } catch {
+            FileHandle.standardError.write(Data("xmppload: the run failed: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        console.finished(summary: summary)
+    }
+
+    struct ResolvedOptions {
+        var configuration: RunConfiguration
+        var plan: LoadPlan
+    }
+
+    func resolveOptions(environment: ConnectionDefaults, definition: RunDefinition) throws -> ResolvedOptions {
+        var problems: [String] = []
+        let serverText = server ?? environment.server ?? "127.0.0.1:5222"
+        let (host, port) = Self.parseServer(serverText) ?? { problems.append("--server must be HOST:PORT, got '\(serverText)'"); return ("", 0) }()
+        guard let domain = domain ?? environment.domain else {
+            throw ValidationError("--domain is required (or XMPPLOAD_DOMAIN)")
+        }
+        let accountsText = accounts ?? environment.accounts ?? "1-\(sessions ?? 1)"
+        let range = Self.parseRange(accountsText)
+        if range == nil { problems.append("--accounts must be FIRST-LAST with FIRST <= LAST, got '\(accountsText)'") }
+        let tlsPolicy: LoginMachine.TLSPolicy?
+        if let tls {
+            tlsPolicy = LoginMachine.TLSPolicy(rawValue: tls)
+            if tlsPolicy == nil { problems.append("--tls must be starttls, direct or none, got '\(tls)'") }
+        } else {
+            tlsPolicy = nil
+        }
+        let mechanism = sasl.flatMap(SASLMechanism.init(name:))
+        if let sasl, mechanism == nil { problems.append("--sasl: unknown mechanism '\(sasl)'") }
+        func duration(_ text: String?, _ flag: String) -> Duration? {
+            guard let text else { return nil }
+            guard let value = DurationText.parse(text) else {
+                problems.append("\(flag): '\(text)' is not a duration (e.g. 500ms, 90s, 2m, 1h30m)")
+                return nil
+            }
+            return value
+        }
+        let durationValue = duration(duration, "--duration")
+        let rampValue = duration(ramp, "--ramp")
+        let intervalValue = duration(interval, "--interval") ?? .seconds(5)
+        let latenessValue = duration(maxLateness, "--max-lateness") ?? .seconds(1)
+        if sessions != nil && rate != nil { problems.append("--sessions (closed model) and --rate (open model) exclude each other") }
+        if let sessions, sessions <= 0 { problems.append("--sessions must be positive") }
+        if let rate, rate <= 0 { problems.append("--rate must be positive") }
+        if rate != nil && durationValue == nil { problems.append("--rate needs --duration") }
+        if !problems.isEmpty {
+            throw ValidationError(problems.joined(separator: "\n"))
+        }
+
+        var plan: LoadPlan
+        if let sessions {
+            plan = LoadPlan.closed(sessions: sessions, ramp: rampValue ?? .zero, duration: durationValue)
+        } else if let rate, let durationValue {
+            plan = LoadPlan.open(rate: rate, duration: durationValue)
+        } else if let profilePlan = definition.plan {
+            plan = profilePlan
+            if let durationValue { plan.durationCap = durationValue }
+        } else {
+            throw ValidationError("no load model: give --sessions N or --rate R --duration D, or a `load:` section in the profile")
+        }
+        if let seed { plan.seed = seed }
+
+        let profileName = definition.profiles.first?.profile.name ?? "run"
+        let output = out ?? "results/\(RunIdentifier.timestamp())-\(profileName)"
+        let interactive = !plain && isatty(STDOUT_FILENO) != 0
+        let configuration = RunConfiguration(
+            host: host, port: port, domain: domain, accounts: range!, accountPrefix: accountPrefix,
+            password: password ?? environment.password ?? "secret", tls: tlsPolicy, insecure: insecure,
+            mechanism: mechanism, outputDirectory: output, interval: intervalValue,
+            maxArrivalLateness: latenessValue, metricsPort: metricsPort,
+            eventLoops: loops ?? ProcessInfo.processInfo.activeProcessorCount,
+            interactive: interactive, commandLine: CommandLine.arguments)
+        return ResolvedOptions(configuration: configuration, plan: plan)
+    }
+
+    static func parseServer(_ text: String) -> (String, Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+              (1...65535).contains(port) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
+
+    static func parseRange(_ text: String) -> ClosedRange<Int>? {
+        let parts = text.split(separator: "-")
+        guard parts.count == 2, let first = Int(parts[0]), let last = Int(parts[1]), first <= last, first >= 0 else { return nil }
+        return first...last
+    }
+}
