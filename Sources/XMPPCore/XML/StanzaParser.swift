@@ -1,0 +1,304 @@
+import CLibXML2
+
+/// Parses complete stream headers and depth-1 elements (as cut out by `XMLStreamFramer`) into
+/// `StreamHeader` and `XMLElement` values, using one reused libxml2 parser context.
+///
+/// One per event loop (a context costs ~12.7 KB; sessions share it): not `Sendable`, use it from one
+/// thread at a time. Each element is parsed with the stream header's namespace declarations in scope,
+/// by wrapping it in a synthetic root element that carries them, so `<stream:features>` resolves to
+/// `http://etherx.jabber.org/streams` and an unprefixed `<message>` to `jabber:client`.
+///
+/// Safety: no network access (`XML_PARSE_NONET`), no entity substitution beyond the predefined
+/// entities and character references, DTDs refused (the parser stops at `<!DOCTYPE`), comments,
+/// processing instructions and entity references refused as restricted XML (RFC 6120 §11.1),
+/// libxml2's default depth and size limits kept. Malformed input throws `XMPPStreamError` carrying
+/// libxml2's message.
+public final class StanzaParser {
+    private static let libraryInitialized: Void = xmlInitParser()
+
+    /// Options for every parse: see the type's documentation.
+    private static let options = Int32(
+        XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_NOERROR.rawValue
+            | XML_PARSE_NOWARNING.rawValue)
+
+    /// The context is replaced when its name dictionary grows beyond this many entries, so a long soak
+    /// with varied element names cannot grow it without bound.
+    private static let maximumDictionaryEntries = 20_000
+
+    private var context: UnsafeMutablePointer<xmlParserCtxt>
+    /// Reused buffer holding wrapper start tag + element + wrapper end tag.
+    private var document: [UInt8] = []
+    /// Namespace declarations and the wrapper start tag built from them for the last header seen.
+    private var wrapperNamespaces: [XMLNamespaceDeclaration] = []
+    private var wrapperOpening: [UInt8] = Array("<w>".utf8)
+    private static let wrapperClosing: [UInt8] = Array("</w>".utf8)
+    /// Namespace URIs already converted during the current parse, by libxml2 namespace node.
+    private var namespaceStrings: [(UnsafeMutablePointer<xmlNs>, String)] = []
+
+    public init() {
+        _ = Self.libraryInitialized
+        context = Self.makeContext()
+    }
+
+    deinit {
+        xmlFreeParserCtxt(context)
+    }
+
+    /// Parses a stream header (`<stream:stream …>` start tag, optionally preceded by an XML
+    /// declaration) as returned in `FramedUnit.streamOpen`.
+    ///
+    /// - Throws: `XMPPStreamError` of kind `xml-malformed`, `xml-restricted` (DTD), or
+    ///   `stream-header-invalid` when the element is not `stream` in `http://etherx.jabber.org/streams`.
+    public func parseHeader(_ bytes: [UInt8]) throws(XMPPStreamError) -> StreamHeader {
+        guard let name = Self.firstTagName(in: bytes) else {
+            throw .invalidHeader("no start tag")
+        }
+        document.removeAll(keepingCapacity: true)
+        document.append(contentsOf: bytes)
+        document.append(contentsOf: [UInt8(ascii: "<"), UInt8(ascii: "/")])
+        document.append(contentsOf: name)
+        document.append(UInt8(ascii: ">"))
+        let doc = try parseDocument()
+        defer { xmlFreeDoc(doc) }
+        guard let root = xmlDocGetRootElement(doc) else {
+            throw .invalidHeader("no root element")
+        }
+        let localName = String(cString: root.pointee.name)
+        let namespace = root.pointee.ns.flatMap { $0.pointee.href.map { String(cString: $0) } } ?? ""
+        guard localName == "stream", namespace == XMPPNamespace.streams else {
+            throw .invalidHeader("expected <stream> in \(XMPPNamespace.streams), got <\(localName)> in '\(namespace)'")
+        }
+        var header = StreamHeader(
+            qualifiedName: String(decoding: name, as: UTF8.self),
+            from: nil, to: nil, id: nil, version: nil, language: nil, namespaces: [])
+        var attribute = root.pointee.properties
+        while let current = attribute {
+            let attributeName = String(cString: current.pointee.name)
+            let attributeNamespace = current.pointee.ns.flatMap { $0.pointee.href.map { String(cString: $0) } }
+            let value = Self.value(of: current)
+            switch (attributeNamespace, attributeName) {
+            case (nil, "from"): header.from = value
+            case (nil, "to"): header.to = value
+            case (nil, "id"): header.id = value
+            case (nil, "version"): header.version = value
+            case (XMPPNamespace.xml?, "lang"): header.language = value
+            default: break
+            }
+            attribute = current.pointee.next
+        }
+        var declaration = root.pointee.nsDef
+        while let current = declaration {
+            let prefix = current.pointee.prefix.map { String(cString: $0) } ?? ""
+            let uri = current.pointee.href.map { String(cString: $0) } ?? ""
+            header.namespaces.append(XMLNamespaceDeclaration(prefix: prefix, uri: XMPPNamespace.interned(uri)))
+            declaration = current.pointee.next
+        }
+        return header
+    }
+
+    /// Parses one complete depth-1 element with `header`'s namespace declarations in scope.
+    ///
+    /// - Throws: `XMPPStreamError` of kind `xml-malformed` (libxml2's message, or not exactly one
+    ///   element) or `xml-restricted` (comment, processing instruction, entity reference).
+    public func parseElement(_ bytes: [UInt8], in header: StreamHeader) throws(XMPPStreamError) -> XMLElement {
+        let element: Result<XMLElement, XMPPStreamError> = bytes.withUnsafeBytes { raw in
+            do throws(XMPPStreamError) {
+                return .success(try parseElement(raw, in: header))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try element.get()
+    }
+
+    /// Parses one complete depth-1 element; see `parseElement(_:in:)` taking an array.
+    public func parseElement(_ bytes: UnsafeRawBufferPointer, in header: StreamHeader) throws(XMPPStreamError) -> XMLElement {
+        if header.namespaces != wrapperNamespaces {
+            rebuildWrapper(for: header.namespaces)
+        }
+        document.removeAll(keepingCapacity: true)
+        document.append(contentsOf: wrapperOpening)
+        document.append(contentsOf: bytes)
+        document.append(contentsOf: Self.wrapperClosing)
+        let doc = try parseDocument()
+        defer { xmlFreeDoc(doc) }
+        guard let root = xmlDocGetRootElement(doc) else {
+            throw .malformed("no element")
+        }
+        var found: UnsafeMutablePointer<xmlNode>?
+        var child = root.pointee.children
+        while let current = child {
+            guard current.pointee.type == XML_ELEMENT_NODE, found == nil else {
+                throw .malformed("expected exactly one element")
+            }
+            found = current
+            child = current.pointee.next
+        }
+        guard let found else {
+            throw .malformed("expected exactly one element")
+        }
+        namespaceStrings.removeAll(keepingCapacity: true)
+        return try element(from: found, in: doc)
+    }
+
+    // MARK: - libxml2
+
+    private static func makeContext() -> UnsafeMutablePointer<xmlParserCtxt> {
+        guard let context = xmlNewParserCtxt() else {
+            fatalError("libxml2 could not allocate a parser context (out of memory)")
+        }
+        // Refuse DTDs: stop the parser as soon as a <!DOCTYPE> is seen, before any declaration in it
+        // is processed. The SAX user data is the context itself.
+        context.pointee.sax.pointee.internalSubset = { userData, _, _, _ in
+            xmlStopParser(userData?.assumingMemoryBound(to: xmlParserCtxt.self))
+        }
+        // Errors are read from the context after the parse; never print them.
+        context.pointee.sax.pointee.serror = { _, _ in }
+        return context
+    }
+
+    /// Parses `document` with the reused context; the caller frees the returned document.
+    private func parseDocument() throws(XMPPStreamError) -> xmlDocPtr {
+        if xmlDictSize(context.pointee.dict) > Self.maximumDictionaryEntries {
+            xmlFreeParserCtxt(context)
+            context = Self.makeContext()
+        }
+        let doc = document.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                xmlCtxtReadMemory(context, chars.baseAddress, Int32(chars.count), nil, nil, Self.options)
+            }
+        }
+        if context.pointee.errNo == Int32(XML_ERR_USER_STOP.rawValue) {
+            if let doc { xmlFreeDoc(doc) }
+            throw .restricted("DTD (<!DOCTYPE>)")
+        }
+        guard let doc, context.pointee.wellFormed != 0, context.pointee.nsWellFormed != 0 else {
+            if let doc { xmlFreeDoc(doc) }
+            throw .malformed(lastErrorMessage())
+        }
+        return doc
+    }
+
+    private func lastErrorMessage() -> String {
+        guard let error = xmlCtxtGetLastError(context), let message = error.pointee.message else {
+            return "libxml2 reported an unknown error"
+        }
+        var text = String(cString: message)
+        while text.last?.isNewline == true {
+            text.removeLast()
+        }
+        return text
+    }
+
+    private func rebuildWrapper(for namespaces: [XMLNamespaceDeclaration]) {
+        var opening = Array("<w".utf8)
+        for declaration in namespaces where declaration.prefix != "xml" {
+            opening.append(UInt8(ascii: " "))
+            XMLEscaping.appendRaw(declaration.prefix.isEmpty ? "xmlns" : "xmlns:" + declaration.prefix, to: &opening)
+            opening.append(contentsOf: [UInt8(ascii: "="), UInt8(ascii: "'")])
+            XMLEscaping.appendAttributeValue(declaration.uri, to: &opening)
+            opening.append(UInt8(ascii: "'"))
+        }
+        opening.append(UInt8(ascii: ">"))
+        wrapperOpening = opening
+        wrapperNamespaces = namespaces
+    }
+
+    // MARK: - Tree conversion
+
+    private func element(from node: UnsafeMutablePointer<xmlNode>, in doc: xmlDocPtr) throws(XMPPStreamError) -> XMLElement {
+        let name = String(cString: node.pointee.name)
+        let namespace = node.pointee.ns.map { namespaceURI($0) } ?? ""
+        var attributes: [XMLAttribute] = []
+        var attribute = node.pointee.properties
+        while let current = attribute {
+            var qualifiedName = String(cString: current.pointee.name)
+            if let prefix = current.pointee.ns?.pointee.prefix {
+                qualifiedName = String(cString: prefix) + ":" + qualifiedName
+            }
+            attributes.append(XMLAttribute(qualifiedName, Self.value(of: current)))
+            attribute = current.pointee.next
+        }
+        var children: [XMLNode] = []
+        var child = node.pointee.children
+        while let current = child {
+            switch current.pointee.type {
+            case XML_ELEMENT_NODE:
+                children.append(.element(try element(from: current, in: doc)))
+            case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+                let text = current.pointee.content.map { String(cString: $0) } ?? ""
+                if case .text(let previous) = children.last {
+                    children[children.count - 1] = .text(previous + text)
+                } else {
+                    children.append(.text(text))
+                }
+            case XML_COMMENT_NODE:
+                throw .restricted("comment")
+            case XML_PI_NODE:
+                throw .restricted("processing instruction")
+            case XML_ENTITY_REF_NODE, XML_ENTITY_NODE:
+                throw .restricted("entity reference")
+            default:
+                throw .malformed("unsupported node type \(current.pointee.type.rawValue)")
+            }
+            child = current.pointee.next
+        }
+        return XMLElement(name, namespace: namespace, attributes: attributes, children: children)
+    }
+
+    /// The URI of `ns` as a Swift string, converted once per parse and namespace node.
+    private func namespaceURI(_ ns: UnsafeMutablePointer<xmlNs>) -> String {
+        for (node, string) in namespaceStrings where node == ns {
+            return string
+        }
+        let string = ns.pointee.href.map { String(cString: $0) } ?? ""
+        namespaceStrings.append((ns, string))
+        return string
+    }
+
+    /// An attribute's value with character and predefined entity references resolved.
+    private static func value(of attribute: UnsafeMutablePointer<xmlAttr>) -> String {
+        guard let first = attribute.pointee.children else {
+            return ""
+        }
+        if first.pointee.next == nil, first.pointee.type == XML_TEXT_NODE, let content = first.pointee.content {
+            return String(cString: content)
+        }
+        // Several nodes (text split around character references): let libxml2 join them.
+        guard let buffer = xmlBufferCreate() else {
+            return ""
+        }
+        defer { xmlBufferFree(buffer) }
+        attribute.withMemoryRebound(to: xmlNode.self, capacity: 1) { node in
+            _ = xmlNodeBufGetContent(buffer, node)
+        }
+        return xmlBufferContent(buffer).map { String(cString: $0) } ?? ""
+    }
+
+    /// The name of the first start tag in `bytes` (after an optional XML declaration and whitespace).
+    private static func firstTagName(in bytes: [UInt8]) -> ArraySlice<UInt8>? {
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "<") else {
+                index += 1
+                continue
+            }
+            let start = index + 1
+            guard start < bytes.count, bytes[start] != UInt8(ascii: "?"), bytes[start] != UInt8(ascii: "!") else {
+                index += 1
+                continue
+            }
+            var end = start
+            while end < bytes.count {
+                let byte = bytes[end]
+                if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == UInt8(ascii: ">")
+                    || byte == UInt8(ascii: "/") {
+                    break
+                }
+                end += 1
+            }
+            return end > start ? bytes[start..<end] : nil
+        }
+        return nil
+    }
+}

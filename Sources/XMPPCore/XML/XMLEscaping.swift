@@ -1,0 +1,71 @@
+/// Escaping of character data and attribute values for the XML writer.
+///
+/// Text escapes `&`, `<`, `>` and CR (as `&#13;`, which XML parsers would otherwise normalize away).
+/// Attribute values (always written in single quotes) additionally escape `"`, `'`, TAB, LF (which
+/// attribute-value normalization would turn into spaces). Characters that XML 1.0 cannot carry at all
+/// (C0 controls other than TAB/LF/CR, U+FFFE, U+FFFF) are replaced by U+FFFD so the output always
+/// parses.
+enum XMLEscaping {
+    /// Appends `string` escaped as character data.
+    static func appendText(_ string: String, to out: inout [UInt8]) {
+        append(string, to: &out, attribute: false)
+    }
+
+    /// Appends `string` escaped for use inside a single- or double-quoted attribute value.
+    static func appendAttributeValue(_ string: String, to out: inout [UInt8]) {
+        append(string, to: &out, attribute: true)
+    }
+
+    /// Appends a string that needs no escaping (names, fixed markup).
+    static func appendRaw(_ string: String, to out: inout [UInt8]) {
+        out.append(contentsOf: string.utf8)
+    }
+
+    private static let replacementCharacter: [UInt8] = [0xEF, 0xBF, 0xBD]
+    private static let amp = Array("&amp;".utf8)
+    private static let lt = Array("&lt;".utf8)
+    private static let gt = Array("&gt;".utf8)
+    private static let cr = Array("&#13;".utf8)
+    private static let quot = Array("&quot;".utf8)
+    private static let apos = Array("&apos;".utf8)
+    private static let lf = Array("&#10;".utf8)
+    private static let tab = Array("&#9;".utf8)
+
+    private static func append(_ string: String, to out: inout [UInt8], attribute: Bool) {
+        var string = string
+        string.withUTF8 { bytes in
+            var runStart = 0
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                let replacement: [UInt8]?
+                var width = 1
+                switch byte {
+                case UInt8(ascii: "&"): replacement = amp
+                case UInt8(ascii: "<"): replacement = lt
+                case UInt8(ascii: ">"): replacement = gt
+                case UInt8(ascii: "\r"): replacement = cr
+                case UInt8(ascii: "\""): replacement = attribute ? quot : nil
+                case UInt8(ascii: "'"): replacement = attribute ? apos : nil
+                case UInt8(ascii: "\n"): replacement = attribute ? lf : nil
+                case UInt8(ascii: "\t"): replacement = attribute ? tab : nil
+                case 0x00..<0x20: replacement = replacementCharacter
+                case 0xEF where index + 2 < bytes.count && bytes[index + 1] == 0xBF
+                    && (bytes[index + 2] == 0xBE || bytes[index + 2] == 0xBF):
+                    replacement = replacementCharacter
+                    width = 3
+                default: replacement = nil
+                }
+                if let replacement {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                    out.append(contentsOf: replacement)
+                    index += width
+                    runStart = index
+                } else {
+                    index += 1
+                }
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+        }
+    }
+}
