@@ -25,7 +25,16 @@ public final class StanzaParser {
     /// with varied element names cannot grow it without bound.
     private static let maximumDictionaryEntries = 20_000
 
+    /// Keeps the first error libxml2 reports during a parse (its last one is often only a consequence,
+    /// such as "Premature end of data" after a tag mismatch).
+    private final class FirstError {
+        var message: String?
+    }
+
     private var context: UnsafeMutablePointer<xmlParserCtxt>
+    private let firstError = FirstError()
+    /// How many times the context was replaced because its dictionary grew too large.
+    private(set) var contextRenewals = 0
     /// Reused buffer holding wrapper start tag + element + wrapper end tag.
     private var document: [UInt8] = []
     /// Namespace declarations and the wrapper start tag built from them for the last header seen.
@@ -37,7 +46,7 @@ public final class StanzaParser {
 
     public init() {
         _ = Self.libraryInitialized
-        context = Self.makeContext()
+        context = Self.makeContext(recordingInto: firstError)
     }
 
     deinit {
@@ -143,7 +152,9 @@ public final class StanzaParser {
 
     // MARK: - libxml2
 
-    private static func makeContext() -> UnsafeMutablePointer<xmlParserCtxt> {
+    /// A parser context that refuses DTDs and records its first error into `firstError` (which the
+    /// parser keeps alive for as long as the context).
+    private static func makeContext(recordingInto firstError: FirstError) -> UnsafeMutablePointer<xmlParserCtxt> {
         guard let context = xmlNewParserCtxt() else {
             fatalError("libxml2 could not allocate a parser context (out of memory)")
         }
@@ -152,8 +163,18 @@ public final class StanzaParser {
         context.pointee.sax.pointee.internalSubset = { userData, _, _, _ in
             xmlStopParser(userData?.assumingMemoryBound(to: xmlParserCtxt.self))
         }
-        // Errors are read from the context after the parse; never print them.
-        context.pointee.sax.pointee.serror = { _, _ in }
+        // Errors are recorded, never printed. The SAX user data is the context; its _private field
+        // points to the recorder.
+        context.pointee._private = Unmanaged.passUnretained(firstError).toOpaque()
+        context.pointee.sax.pointee.serror = { userData, error in
+            guard let context = userData?.assumingMemoryBound(to: xmlParserCtxt.self),
+                let recorder = context.pointee._private, let message = error?.pointee.message
+            else { return }
+            let firstError = Unmanaged<FirstError>.fromOpaque(recorder).takeUnretainedValue()
+            if firstError.message == nil {
+                firstError.message = String(cString: message)
+            }
+        }
         return context
     }
 
@@ -161,8 +182,10 @@ public final class StanzaParser {
     private func parseDocument() throws(XMPPStreamError) -> xmlDocPtr {
         if xmlDictSize(context.pointee.dict) > Self.maximumDictionaryEntries {
             xmlFreeParserCtxt(context)
-            context = Self.makeContext()
+            context = Self.makeContext(recordingInto: firstError)
+            contextRenewals += 1
         }
+        firstError.message = nil
         let doc = document.withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 xmlCtxtReadMemory(context, chars.baseAddress, Int32(chars.count), nil, nil, Self.options)
@@ -174,16 +197,20 @@ public final class StanzaParser {
         }
         guard let doc, context.pointee.wellFormed != 0, context.pointee.nsWellFormed != 0 else {
             if let doc { xmlFreeDoc(doc) }
-            throw .malformed(lastErrorMessage())
+            throw .malformed(errorMessage())
         }
         return doc
     }
 
-    private func lastErrorMessage() -> String {
-        guard let error = xmlCtxtGetLastError(context), let message = error.pointee.message else {
+    private func errorMessage() -> String {
+        var text: String
+        if let first = firstError.message {
+            text = first
+        } else if let error = xmlCtxtGetLastError(context), let message = error.pointee.message {
+            text = String(cString: message)
+        } else {
             return "libxml2 reported an unknown error"
         }
-        var text = String(cString: message)
         while text.last?.isNewline == true {
             text.removeLast()
         }
