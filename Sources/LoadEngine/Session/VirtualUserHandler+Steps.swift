@@ -196,7 +196,7 @@ extension VirtualUserHandler {
             }
         case .mucJoin(let roomJID):
             guard stanza.name == "presence", let from = stanza.attribute("from"),
-                  JID(parsing: from)?.bare.description == roomJID else { return }
+                  (try? JID(from))?.bare.description == roomJID else { return }
             if stanza.attribute("type") == "error" {
                 stepFailed(kind: "muc-" + Stanza.errorCondition(of: stanza, conditionNamespace: XMPPNamespace.stanzas))
             } else if Self.isSelfPresence(stanza) {
@@ -330,7 +330,7 @@ extension VirtualUserHandler {
 
     private func bare(_ template: Template) -> String {
         let rendered = template.render { self.variable($0) }
-        return JID(parsing: rendered)?.bare.description ?? rendered
+        return (try? JID(rendered))?.bare.description ?? rendered
     }
 
     private func rosterItem(for action: RosterAction) -> XMLElement {

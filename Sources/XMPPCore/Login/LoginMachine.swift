@@ -14,7 +14,8 @@ import Foundation
 /// - Only `<stream:error>`, `</stream:stream>`, a SASL `<failure>`, an error answering one of our own
 ///   requests, or server data that breaks the protocol ends the login, with a typed `LoginError`.
 /// - After `.loggedIn` or `.fail` the machine ignores further input.
-public struct LoginMachine: Sendable {
+/// - Not `Sendable`: it holds the event loop's `SCRAMKeyCache` and lives on that loop with its handler.
+public struct LoginMachine {
     /// How TLS is used on this connection.
     public enum TLSPolicy: String, Sendable {
         /// Upgrade with STARTTLS when the server offers it; stay plain when it doesn't.
@@ -71,12 +72,12 @@ public struct LoginMachine: Sendable {
 
     private enum Stage: Sendable { case initial, afterTLS, afterSASL }
 
-    private enum SASLProgress: Sendable {
+    private enum SASLProgress {
         case scram(SCRAMClient, sentFinal: Bool)
         case simple
     }
 
-    private enum State: Sendable {
+    private enum State {
         case idle
         case awaitingFeatures(Stage)
         case awaitingProceed

@@ -35,7 +35,7 @@ public enum AutoResponder {
             return .rejectRequest(Stanza.iqError(answering: stanza))
         case "presence" where stanza.attribute("type") == "subscribe":
             guard let from = stanza.attribute("from") else { return .ignore }
-            return .acceptSubscription(Stanza.presence(to: JID(parsing: from)?.bare.description ?? from, type: "subscribed"))
+            return .acceptSubscription(Stanza.presence(to: (try? JID(from))?.bare.description ?? from, type: "subscribed"))
         default:
             return .ignore
         }

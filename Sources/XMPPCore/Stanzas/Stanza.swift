@@ -7,7 +7,7 @@ public enum Stanza {
     /// The opening stream header a client sends (RFC 6120 §4.7), with an XML declaration.
     public static func streamHeader(to domain: String) -> [UInt8] {
         var bytes: [UInt8] = Array("<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' version='1.0' to='".utf8)
-        XMLElement.appendEscapedAttributeValue(domain, to: &bytes)
+        XMLEscaping.appendAttributeValue(domain, to: &bytes)
         bytes.append(contentsOf: "'>".utf8)
         return bytes
     }
