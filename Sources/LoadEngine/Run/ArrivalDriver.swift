@@ -127,8 +127,7 @@ final class ArrivalDriver {
         context.connectingCount += 1
         liveSessions.wrappingIncrement(ordering: .relaxed)
         context.recorder.increment(.sessionsStarted)
-        let loginTimeout = script.loginTimeout
-        handler.scheduleTimeout(after: TimeAmount(loginTimeout)) { $0.abort(kind: "timeout-login") }
+        handler.armLoginTimeout()
 
         let counter = WireByteCounter(sink: handler)
         let bound = NIOLoopBound(handler, eventLoop: context.eventLoop)

@@ -400,6 +400,11 @@ final class VirtualUserHandler: ChannelInboundHandler, ByteCountSink {
                                     serviceNanoseconds: UInt64(max((now - actual).nanoseconds, 0)))
     }
 
+    /// Connect plus login must finish within the login step's timeout (typed error `timeout-login`).
+    func armLoginTimeout() {
+        scheduleTimeout(after: TimeAmount(script.loginTimeout)) { $0.abort(kind: "timeout-login") }
+    }
+
     func scheduleTimeout(after amount: TimeAmount, _ body: @escaping (VirtualUserHandler) -> Void) {
         cancelTimeout()
         let bound = NIOLoopBound(self, eventLoop: loop.eventLoop)

@@ -1,1 +1,0 @@
-// The LoadProfile module; see docs/ARCHITECTURE.md for its job and contracts.

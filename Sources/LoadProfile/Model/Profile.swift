@@ -1,0 +1,99 @@
+/// A named sequence of steps that one virtual user runs, decoded and validated from YAML.
+///
+/// Invariants (checked by `ProfileLoader`): at least one step; no stanza step before `login`;
+/// every `${variable}` in a template is defined; durations, counts and weights are positive.
+public struct Profile: Sendable, Equatable {
+    public var name: String
+    public var description: String
+    /// Defaults for the login step (flags may override).
+    public var login: LoginOptions
+    public var steps: [Step]
+    public var repeatMode: RepeatMode
+    public var variables: [String: String]
+    /// Timeout of a step that waits for an answer, unless the step sets its own.
+    public var stepTimeout: Duration
+    /// The file it came from.
+    public var source: String
+
+    public init(name: String, description: String = "", login: LoginOptions = LoginOptions(), steps: [Step],
+                repeatMode: RepeatMode = .once, variables: [String: String] = [:], stepTimeout: Duration = .seconds(30),
+                source: String = "") {
+        self.name = name
+        self.description = description
+        self.login = login
+        self.steps = steps
+        self.repeatMode = repeatMode
+        self.variables = variables
+        self.stepTimeout = stepTimeout
+        self.source = source
+    }
+}
+
+/// Whether a closed-model user runs the profile once, or again and again until its phase ends.
+public enum RepeatMode: String, Sendable, Equatable {
+    case once
+    case forever
+}
+
+/// How TLS is used: STARTTLS when offered, direct TLS from the first byte, or none.
+public enum TLSMode: String, Sendable, Equatable, CaseIterable {
+    case starttls
+    case direct
+    case none
+}
+
+/// Choices for the login step. `nil` means "the command line's or the default".
+public struct LoginOptions: Sendable, Equatable {
+    /// SASL mechanism name (SCRAM-SHA-512, SCRAM-SHA-256, SCRAM-SHA-1, PLAIN, ANONYMOUS); nil: strongest offered.
+    public var mechanism: String?
+    public var tls: TLSMode?
+    /// The resource to bind; default `xmppload`.
+    public var resource: Template
+    /// Register the account with XEP-0077 before logging in.
+    public var register: Bool
+
+    public static let mechanisms = ["SCRAM-SHA-512", "SCRAM-SHA-256", "SCRAM-SHA-1", "PLAIN", "ANONYMOUS"]
+
+    public init(mechanism: String? = nil, tls: TLSMode? = nil, resource: Template = Template(literal: "xmppload"),
+                register: Bool = false) {
+        self.mechanism = mechanism
+        self.tls = tls
+        self.resource = resource
+        self.register = register
+    }
+
+    /// `self` with unset fields taken from `defaults`.
+    public func merged(over defaults: LoginOptions, resourceSet: Bool) -> LoginOptions {
+        LoginOptions(mechanism: mechanism ?? defaults.mechanism, tls: tls ?? defaults.tls,
+                     resource: resourceSet ? resource : defaults.resource, register: register || defaults.register)
+    }
+}
+
+/// A profile with its share of the sessions in a run.
+public struct WeightedProfile: Sendable, Equatable {
+    public var weight: Double
+    public var profile: Profile
+    public var path: String
+    /// The profile file's bytes, for the manifest's hash.
+    public var bytes: [UInt8]
+
+    public init(weight: Double, profile: Profile, path: String, bytes: [UInt8]) {
+        self.weight = weight
+        self.profile = profile
+        self.path = path
+        self.bytes = bytes
+    }
+}
+
+/// What a profile file defines: one profile (weight 1) or a weighted mix, and optionally a load plan.
+public struct RunDefinition: Sendable, Equatable {
+    public var profiles: [WeightedProfile]
+    public var plan: LoadPlan?
+    public var source: String
+
+    public init(profiles: [WeightedProfile], plan: LoadPlan?, source: String) {
+        self.profiles = profiles
+        self.plan = plan
+        self.source = source
+    }
+}

@@ -1,1 +1,0 @@
-// The LoadResults module; see docs/ARCHITECTURE.md for its job and contracts.

@@ -1,0 +1,45 @@
+/// The fixed counters every run keeps. Raw values index the recorder's counter array; `name` is the
+/// key in results files.
+public enum Counter: Int, CaseIterable, Sendable {
+    case sessionsStarted, sessionsLoggedIn, sessionsFailed, sessionsCompleted
+    case droppedArrivals
+    case stepsCompleted
+    case messagesSent, messagesReceived, groupchatSent, groupchatReceived
+    case stanzasInMessage, stanzasInPresence, stanzasInIQ, stanzasInOther
+    case stanzasOutMessage, stanzasOutPresence, stanzasOutIQ, stanzasOutOther
+    case bytesSent, bytesReceived
+    case unexpectedStanzas, pingsAnswered, subscriptionsAccepted
+
+    public var name: String {
+        switch self {
+        case .sessionsStarted: return "sessions_started"
+        case .sessionsLoggedIn: return "sessions_logged_in"
+        case .sessionsFailed: return "sessions_failed"
+        case .sessionsCompleted: return "sessions_completed"
+        case .droppedArrivals: return "dropped_arrivals"
+        case .stepsCompleted: return "steps_completed"
+        case .messagesSent: return "messages_sent"
+        case .messagesReceived: return "messages_received"
+        case .groupchatSent: return "groupchat_sent"
+        case .groupchatReceived: return "groupchat_received"
+        case .stanzasInMessage: return "stanzas_in_message"
+        case .stanzasInPresence: return "stanzas_in_presence"
+        case .stanzasInIQ: return "stanzas_in_iq"
+        case .stanzasInOther: return "stanzas_in_other"
+        case .stanzasOutMessage: return "stanzas_out_message"
+        case .stanzasOutPresence: return "stanzas_out_presence"
+        case .stanzasOutIQ: return "stanzas_out_iq"
+        case .stanzasOutOther: return "stanzas_out_other"
+        case .bytesSent: return "bytes_sent"
+        case .bytesReceived: return "bytes_received"
+        case .unexpectedStanzas: return "unexpected_stanzas"
+        case .pingsAnswered: return "pings_answered"
+        case .subscriptionsAccepted: return "subscriptions_accepted"
+        }
+    }
+
+    public init?(name: String) {
+        guard let found = Counter.allCases.first(where: { $0.name == name }) else { return nil }
+        self = found
+    }
+}

@@ -1,0 +1,199 @@
+/// Everything measured during one interval (or, accumulated, a whole run), as a mergeable value.
+///
+/// Times are seconds since the run's start (monotonic clock). Counters, histograms and error counts
+/// add when snapshots merge; gauges add too when merging the *same* interval from several loops or
+/// generators (`merge`), and take the later value when accumulating intervals over time
+/// (`accumulate`). Both operations are associative and commutative on what they add. Message-ledger
+/// events travel with the snapshot from the loops to the collector but are not written to files.
+public struct IntervalSnapshot: Sendable, Equatable, Codable {
+    public var start: Double
+    public var end: Double
+    public var counters: [String: UInt64]
+    public var gauges: [String: Int64]
+    /// Latency from the intended start (corrected for coordinated omission), per metric.
+    public var latency: [String: LatencyHistogram]
+    /// Latency from the actual send, per metric.
+    public var serviceLatency: [String: LatencyHistogram]
+    /// Typed error kind → count.
+    public var errors: [String: UInt64]
+    /// Event-loop lag samples (every 100 ms per loop).
+    public var loopLag: LatencyHistogram
+    /// Generator health for this interval (set by the collector).
+    public var health: GeneratorHealth?
+    /// Message loss/duplication/order findings that became known in this interval.
+    public var ledger: LedgerCounts
+    /// Message events for the ledger; not encoded.
+    public var messageEvents = MessageEvents()
+
+    enum CodingKeys: String, CodingKey {
+        case start, end, counters, gauges, latency, serviceLatency = "service_latency", errors
+        case loopLag = "loop_lag", health, ledger
+    }
+
+    public init(start: Double = 0, end: Double = 0) {
+        self.start = start
+        self.end = end
+        counters = [:]
+        gauges = [:]
+        latency = [:]
+        serviceLatency = [:]
+        errors = [:]
+        loopLag = LatencyHistogram()
+        ledger = LedgerCounts()
+    }
+
+    public func counter(_ counter: Counter) -> UInt64 { counters[counter.name] ?? 0 }
+    public func gauge(_ name: String) -> Int64 { gauges[name] ?? 0 }
+    public var errorCount: UInt64 { errors.values.reduce(0, +) }
+
+    /// Merges a snapshot of the same interval from another loop or generator.
+    public mutating func merge(_ other: IntervalSnapshot) {
+        start = min(start, other.start)
+        end = max(end, other.end)
+        addCommon(other)
+        gauges.merge(other.gauges, uniquingKeysWith: +)
+        health = GeneratorHealth.combine(health, other.health)
+        messageEvents.append(other.messageEvents)
+    }
+
+    /// Adds a later interval into a running total.
+    public mutating func accumulate(_ later: IntervalSnapshot) {
+        start = min(start, later.start)
+        end = max(end, later.end)
+        addCommon(later)
+        gauges.merge(later.gauges) { _, new in new }
+        health = GeneratorHealth.accumulate(health, later.health)
+    }
+
+    public func merging(_ other: IntervalSnapshot) -> IntervalSnapshot {
+        var copy = self
+        copy.merge(other)
+        return copy
+    }
+
+    private mutating func addCommon(_ other: IntervalSnapshot) {
+        counters.merge(other.counters, uniquingKeysWith: +)
+        errors.merge(other.errors, uniquingKeysWith: +)
+        for (name, histogram) in other.latency { latency[name, default: LatencyHistogram()].add(histogram) }
+        for (name, histogram) in other.serviceLatency { serviceLatency[name, default: LatencyHistogram()].add(histogram) }
+        loopLag.add(other.loopLag)
+        ledger.add(other.ledger)
+    }
+
+    public static func == (lhs: IntervalSnapshot, rhs: IntervalSnapshot) -> Bool {
+        lhs.start == rhs.start && lhs.end == rhs.end && lhs.counters == rhs.counters && lhs.gauges == rhs.gauges
+            && lhs.latency == rhs.latency && lhs.serviceLatency == rhs.serviceLatency && lhs.errors == rhs.errors
+            && lhs.loopLag == rhs.loopLag && lhs.health == rhs.health && lhs.ledger == rhs.ledger
+    }
+}
+
+/// Counts from the message ledger.
+public struct LedgerCounts: Sendable, Equatable, Codable {
+    public var lost: UInt64 = 0
+    public var duplicated: UInt64 = 0
+    public var reordered: UInt64 = 0
+
+    public init(lost: UInt64 = 0, duplicated: UInt64 = 0, reordered: UInt64 = 0) {
+        self.lost = lost
+        self.duplicated = duplicated
+        self.reordered = reordered
+    }
+
+    public mutating func add(_ other: LedgerCounts) {
+        lost += other.lost
+        duplicated += other.duplicated
+        reordered += other.reordered
+    }
+}
+
+/// Stamped-message events recorded by the loops for the collector's `MessageLedger`.
+public struct MessageEvents: Sendable, Equatable {
+    public struct Sent: Sendable, Equatable {
+        public let sender: UInt32
+        public let sequence: UInt32
+    }
+
+    public struct Received: Sendable, Equatable {
+        public let sender: UInt32
+        public let sequence: UInt32
+        public let receiver: UInt32
+    }
+
+    public var sent: [Sent] = []
+    public var received: [Received] = []
+
+    public init() {}
+
+    public mutating func append(_ other: MessageEvents) {
+        sent += other.sent
+        received += other.received
+    }
+}
+
+/// The generator's own health (measurement rule 7).
+public struct GeneratorHealth: Sendable, Equatable, Codable {
+    /// CPU used by the whole process in this interval, in percent of one core.
+    public var cpuPercent: Double
+    public var cpuSeconds: Double
+    public var rssBytes: UInt64
+    public var openFileDescriptors: Int
+    public var loopLagP99Milliseconds: Double
+    public var loopLagMaxMilliseconds: Double
+    public var cores: Int
+    /// True when the generator, not the server, limited this interval: loop lag p99 > 50 ms or the
+    /// process used more than 90 % of all cores.
+    public var saturated: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case cpuPercent = "cpu_percent", cpuSeconds = "cpu_seconds", rssBytes = "rss_bytes"
+        case openFileDescriptors = "open_fds", loopLagP99Milliseconds = "loop_lag_p99_ms"
+        case loopLagMaxMilliseconds = "loop_lag_max_ms", cores, saturated
+    }
+
+    public init(cpuPercent: Double, cpuSeconds: Double, rssBytes: UInt64, openFileDescriptors: Int,
+                loopLagP99Milliseconds: Double, loopLagMaxMilliseconds: Double, cores: Int) {
+        self.cpuPercent = cpuPercent
+        self.cpuSeconds = cpuSeconds
+        self.rssBytes = rssBytes
+        self.openFileDescriptors = openFileDescriptors
+        self.loopLagP99Milliseconds = loopLagP99Milliseconds
+        self.loopLagMaxMilliseconds = loopLagMaxMilliseconds
+        self.cores = cores
+        saturated = Self.isSaturated(cpuPercent: cpuPercent, cores: cores, lagP99: loopLagP99Milliseconds)
+    }
+
+    public static let lagLimitMilliseconds = 50.0
+    public static let cpuLimitFraction = 0.9
+
+    static func isSaturated(cpuPercent: Double, cores: Int, lagP99: Double) -> Bool {
+        lagP99 > lagLimitMilliseconds || cpuPercent > cpuLimitFraction * 100 * Double(max(cores, 1))
+    }
+
+    /// Two generators in the same interval: resources add, lag takes the worst.
+    static func combine(_ a: GeneratorHealth?, _ b: GeneratorHealth?) -> GeneratorHealth? {
+        guard let a else { return b }
+        guard let b else { return a }
+        var result = GeneratorHealth(cpuPercent: a.cpuPercent + b.cpuPercent, cpuSeconds: a.cpuSeconds + b.cpuSeconds,
+                                     rssBytes: a.rssBytes + b.rssBytes, openFileDescriptors: a.openFileDescriptors + b.openFileDescriptors,
+                                     loopLagP99Milliseconds: max(a.loopLagP99Milliseconds, b.loopLagP99Milliseconds),
+                                     loopLagMaxMilliseconds: max(a.loopLagMaxMilliseconds, b.loopLagMaxMilliseconds),
+                                     cores: a.cores + b.cores)
+        result.saturated = a.saturated || b.saturated
+        return result
+    }
+
+    /// Over time: CPU seconds add, peaks are kept, saturation sticks.
+    static func accumulate(_ total: GeneratorHealth?, _ later: GeneratorHealth?) -> GeneratorHealth? {
+        guard let total else { return later }
+        guard let later else { return total }
+        var result = later
+        result.cpuSeconds = total.cpuSeconds + later.cpuSeconds
+        result.cpuPercent = max(total.cpuPercent, later.cpuPercent)
+        result.rssBytes = max(total.rssBytes, later.rssBytes)
+        result.openFileDescriptors = max(total.openFileDescriptors, later.openFileDescriptors)
+        result.loopLagP99Milliseconds = max(total.loopLagP99Milliseconds, later.loopLagP99Milliseconds)
+        result.loopLagMaxMilliseconds = max(total.loopLagMaxMilliseconds, later.loopLagMaxMilliseconds)
+        result.saturated = total.saturated || later.saturated
+        return result
+    }
+}

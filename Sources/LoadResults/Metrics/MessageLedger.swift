@@ -1,0 +1,70 @@
+/// Checks every stamped message of a run for loss, duplication and order, from the events the loops
+/// recorded (measurement rule 6). Runs on the collector, fed at each interval; no locks needed.
+///
+/// Each sender's sequence numbers run 1, 2, 3, … Per sender it keeps the highest number sent, a
+/// watermark below which everything was received, and the set of numbers received above it (pruned
+/// as the watermark advances), so memory is bounded by messages in flight, not by messages sent.
+/// Order is checked per sender→receiver pair. A message not received by `finish()` (called after the
+/// run's grace period) is lost.
+public struct MessageLedger: Sendable {
+    private struct SenderState: Sendable {
+        var highestSent: UInt32 = 0
+        var watermark: UInt32 = 0
+        var above: Set<UInt32> = []
+        var received: UInt64 = 0
+    }
+
+    private var senders: [UInt32: SenderState] = [:]
+    private var lastFromSenderAtReceiver: [UInt64: UInt32] = [:]
+    public private(set) var totals = LedgerCounts()
+    public private(set) var sent: UInt64 = 0
+    public private(set) var received: UInt64 = 0
+
+    public init() {}
+
+    /// Applies a batch of events; returns what this batch revealed (duplicates and reorderings).
+    @discardableResult
+    public mutating func apply(_ events: MessageEvents) -> LedgerCounts {
+        var found = LedgerCounts()
+        for event in events.sent {
+            sent += 1
+            senders[event.sender, default: SenderState()].highestSent = max(senders[event.sender]?.highestSent ?? 0, event.sequence)
+        }
+        for event in events.received {
+            var state = senders[event.sender, default: SenderState()]
+            if event.sequence <= state.watermark || state.above.contains(event.sequence) {
+                found.duplicated += 1
+            } else {
+                received += 1
+                state.received += 1
+                state.above.insert(event.sequence)
+                while state.above.remove(state.watermark + 1) != nil { state.watermark += 1 }
+                let pair = UInt64(event.sender) << 32 | UInt64(event.receiver)
+                if let last = lastFromSenderAtReceiver[pair], event.sequence < last {
+                    found.reordered += 1
+                } else {
+                    lastFromSenderAtReceiver[pair] = event.sequence
+                }
+            }
+            senders[event.sender] = state
+        }
+        totals.add(found)
+        return found
+    }
+
+    /// Messages sent and not (yet) received.
+    public var outstanding: UInt64 {
+        senders.values.reduce(0) { total, state in
+            total + UInt64(state.highestSent) - min(UInt64(state.highestSent), state.received)
+        }
+    }
+
+    /// Ends the run: whatever is still outstanding is lost. Returns the final totals.
+    @discardableResult
+    public mutating func finish() -> LedgerCounts {
+        let lost = outstanding
+        totals.lost += lost
+        for key in senders.keys { senders[key]!.received = UInt64(senders[key]!.highestSent) }
+        return LedgerCounts(lost: lost)
+    }
+}

@@ -1,0 +1,84 @@
+/// Records one event loop's measurements for the current interval, without locks: it lives on the
+/// loop, and the collector asks the loop for `takeSnapshot` at each interval boundary.
+///
+/// Latency histograms are created lazily per metric and reset (not reallocated) at each snapshot.
+/// Not `Sendable` by design; what crosses loops is the `IntervalSnapshot` it returns.
+public struct MetricsRecorder {
+    private let names: [String]
+    private var corrected: [LatencyHistogram?]
+    private var service: [LatencyHistogram?]
+    private var counters: [UInt64]
+    private var errors: [String: UInt64] = [:]
+    private var gauges: [String: Int64] = [:]
+    private var loopLag = LatencyHistogram()
+    private var events = MessageEvents()
+
+    public init(registry: MetricRegistry) {
+        names = registry.names
+        corrected = Array(repeating: nil, count: registry.count)
+        service = Array(repeating: nil, count: registry.count)
+        counters = Array(repeating: 0, count: Counter.allCases.count)
+    }
+
+    /// Records one latency: `correctedNanoseconds` from the intended start, `serviceNanoseconds` from
+    /// the actual start.
+    public mutating func recordLatency(_ id: MetricID, correctedNanoseconds: UInt64, serviceNanoseconds: UInt64) {
+        if corrected[id.index] == nil {
+            corrected[id.index] = LatencyHistogram()
+            service[id.index] = LatencyHistogram()
+        }
+        corrected[id.index]!.record(nanoseconds: correctedNanoseconds)
+        service[id.index]!.record(nanoseconds: serviceNanoseconds)
+    }
+
+    public mutating func increment(_ counter: Counter, by amount: UInt64 = 1) {
+        counters[counter.rawValue] &+= amount
+    }
+
+    public mutating func recordError(kind: String) {
+        errors[kind, default: 0] += 1
+    }
+
+    public mutating func setGauge(_ name: String, _ value: Int64) {
+        gauges[name] = value
+    }
+
+    public mutating func recordLoopLag(nanoseconds: UInt64) {
+        loopLag.record(nanoseconds: nanoseconds)
+    }
+
+    public mutating func messageSent(sender: UInt32, sequence: UInt32, sentAt: UInt64) {
+        counters[Counter.messagesSent.rawValue] &+= 1
+        events.sent.append(.init(sender: sender, sequence: sequence))
+    }
+
+    public mutating func messageReceived(sender: UInt32, sequence: UInt32, receiver: UInt32, latencyNanoseconds: UInt64) {
+        counters[Counter.messagesReceived.rawValue] &+= 1
+        events.received.append(.init(sender: sender, sequence: sequence, receiver: receiver))
+    }
+
+    /// The interval's data; the recorder starts the next interval empty (gauges persist).
+    public mutating func takeSnapshot(start: Double, end: Double) -> IntervalSnapshot {
+        var snapshot = IntervalSnapshot(start: start, end: end)
+        for counter in Counter.allCases where counters[counter.rawValue] != 0 {
+            snapshot.counters[counter.name] = counters[counter.rawValue]
+        }
+        for index in names.indices {
+            if let histogram = corrected[index], !histogram.isEmpty {
+                snapshot.latency[names[index]] = histogram
+                snapshot.serviceLatency[names[index]] = service[index]!
+                corrected[index]!.reset()
+                service[index]!.reset()
+            }
+        }
+        snapshot.errors = errors
+        snapshot.gauges = gauges
+        snapshot.loopLag = loopLag
+        snapshot.messageEvents = events
+        counters = Array(repeating: 0, count: counters.count)
+        errors = [:]
+        loopLag.reset()
+        events = MessageEvents()
+        return snapshot
+    }
+}

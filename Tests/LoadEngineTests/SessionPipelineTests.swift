@@ -1,0 +1,168 @@
+import Foundation
+import LoadProfile
+import LoadResults
+import NIOCore
+import NIOEmbedded
+import Testing
+import XMPPCore
+@testable import LoadEngine
+
+/// The whole session pipeline (byte counter → virtual user) on an `EmbeddedChannel`, replaying server
+/// transcripts recorded from a real Prosody. No sockets; timers fire when the test advances time.
+@Suite struct SessionPipelineTests {
+    static let profileYAML = """
+        name: pipeline
+        login: {sasl: PLAIN, tls: none, resource: r1}
+        steps:
+          - login
+          - roster: get
+          - presence: available
+          - logout
+        """
+
+    /// A virtual user on an embedded channel with its own loop context and recorder.
+    final class Harness {
+        let loop = EmbeddedEventLoop()
+        let channel: EmbeddedChannel
+        let context: LoopContext
+        let handler: VirtualUserHandler
+        let parser = StanzaParser()
+        let header: StreamHeader
+
+        init(profile yaml: String = SessionPipelineTests.profileYAML) throws {
+            let definition = try ProfileLoader.load(yaml: yaml, file: "pipeline.yaml")
+            let configuration = RunConfiguration(host: "127.0.0.1", port: 5222, domain: "load.test", accounts: 1...10,
+                                                 password: "secret", tls: LoginMachine.TLSPolicy.none, outputDirectory: "/tmp/unused")
+            let environment = RunEnvironment(configuration: configuration, runID: "test-run",
+                                             server: try SocketAddress(ipAddress: "127.0.0.1", port: 5222), tls: nil,
+                                             definition: definition, seed: 1, clockOrigin: .now())
+            context = LoopContext(eventLoop: loop, environment: environment, loopIndex: 0)
+            let identity = SessionIdentity(serial: 0, slot: 0, accountNumber: 1, username: "user1", bareJID: "user1@load.test")
+            _ = environment.directory.claim(0)
+            handler = VirtualUserHandler(identity: identity, loop: context, script: environment.scripts[0],
+                                         rng: SeededGenerator(seed: 1, stream: 0), intendedStart: .now(), connectStart: .now())
+            context.register(handler)
+            context.connectingCount += 1
+            channel = EmbeddedChannel(loop: loop)
+            try channel.pipeline.syncOperations.addHandlers([WireByteCounter(sink: handler), handler])
+            header = try parser.parseHeader(Array("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>".utf8))
+        }
+
+        func connect() throws {
+            handler.armLoginTimeout()
+            try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 5222)).wait()
+        }
+
+        /// Everything the client wrote since the last call.
+        func clientOutput() throws -> [UInt8] {
+            var bytes: [UInt8] = []
+            while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
+                bytes += buffer.readableBytesView
+            }
+            return bytes
+        }
+
+        func serverSends(_ text: String) throws {
+            try channel.writeInbound(channel.allocator.buffer(string: text))
+        }
+
+        /// Replays `transcript`: checks each client unit in order, feeds each server block.
+        func replay(_ transcript: Transcript) throws {
+            var splitter = ClientOutputSplitter(parser: parser, header: header)
+            for entry in transcript.entries {
+                switch entry {
+                case .client(let line):
+                    let expected = try ClientUnit(expected: line, parser: parser, header: header)
+                    splitter.append(try clientOutput())
+                    let actual = try #require(try splitter.next(), "client sent nothing; expected \(expected)")
+                    #expect(actual.matches(expected), "client sent \(actual), transcript expects \(expected)")
+                case .server(let text):
+                    try serverSends(text)
+                }
+            }
+        }
+
+        func snapshot() -> IntervalSnapshot {
+            context.recorder.takeSnapshot(start: 0, end: 1)
+        }
+    }
+
+    @Test func recordedProsodyLoginRunsTheWholeProfile() throws {
+        let harness = try Harness()
+        try harness.connect()
+        try harness.replay(Transcript(named: "prosody-0.12-login-plain"))
+        // After the server's </stream:stream> the session ends cleanly.
+        if case .ended = harness.handler.stage {} else { Issue.record("session did not end: \(harness.handler.stage)") }
+        let snapshot = harness.snapshot()
+        #expect(snapshot.counter(.sessionsLoggedIn) == 1)
+        #expect(snapshot.counter(.sessionsCompleted) == 1)
+        #expect(snapshot.counter(.sessionsFailed) == 0)
+        #expect(snapshot.errors.isEmpty)
+        for name in ["login", "login.connect", "login.features", "login.sasl", "login.bind", "roster.get", "presence", "logout"] {
+            #expect(snapshot.latency(name)?.count == 1, "no latency recorded for \(name)")
+        }
+        #expect(snapshot.counter(.bytesReceived) > 1000)
+        #expect(snapshot.counter(.bytesSent) > 300)
+        #expect(harness.context.liveSessionCount == 0)
+        _ = try? harness.channel.finish()
+    }
+
+    @Test func unexpectedIQBeforeSuccessIsAnsweredAndTheLoginSucceeds() throws {
+        let harness = try Harness()
+        try harness.connect()
+        try harness.replay(Transcript(named: "prosody-0.12-iq-before-success"))
+        let snapshot = harness.snapshot()
+        #expect(snapshot.counter(.sessionsLoggedIn) == 1)
+        #expect(snapshot.counter(.unexpectedStanzas) == 1)
+        #expect(snapshot.errors.isEmpty)
+        _ = try? harness.channel.finish()
+    }
+
+    @Test func aSilentServerTimesTheLoginOut() throws {
+        let harness = try Harness()
+        try harness.connect()
+        _ = try harness.clientOutput() // the stream header
+        try harness.serverSends("<?xml version='1.0'?><stream:stream id='x' from='load.test' version='1.0' xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>")
+        // The server goes silent: no features. Nothing happens until the login timeout (30 s default).
+        harness.loop.advanceTime(by: .seconds(29))
+        if case .ended = harness.handler.stage { Issue.record("ended before the timeout") }
+        harness.loop.advanceTime(by: .seconds(2))
+        if case .ended = harness.handler.stage {} else { Issue.record("login did not time out") }
+        let snapshot = harness.snapshot()
+        #expect(snapshot.errors["timeout-login"] == 1)
+        #expect(snapshot.counter(.sessionsFailed) == 1)
+        #expect(!harness.channel.isActive)
+    }
+
+    @Test func malformedServerXMLEndsTheSessionWithATypedError() throws {
+        let harness = try Harness()
+        try harness.connect()
+        try harness.serverSends("<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
+        try harness.serverSends("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><oops></success>")
+        let snapshot = harness.snapshot()
+        #expect(snapshot.errors.keys.contains { $0.hasPrefix("xml-") }, "errors: \(snapshot.errors)")
+        #expect(snapshot.counter(.sessionsFailed) == 1)
+    }
+
+    @Test func serverPingsAreAnsweredWhileIdle() throws {
+        let harness = try Harness(profile: """
+            name: idle
+            login: {sasl: PLAIN, tls: none, resource: r1}
+            steps: [login, stay_online, logout]
+            """)
+        try harness.connect()
+        try harness.serverSends("<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
+        try harness.serverSends("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")
+        try harness.serverSends("<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>")
+        try harness.serverSends("<iq type='result' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user1@load.test/r1</jid></bind></iq>")
+        _ = try harness.clientOutput()
+        try harness.serverSends("<iq type='get' id='ping7' from='load.test' to='user1@load.test/r1'><ping xmlns='urn:xmpp:ping'/></iq>")
+        let reply = String(decoding: try harness.clientOutput(), as: UTF8.self)
+        #expect(reply.contains("type='result'") && reply.contains("id='ping7'"), "reply: \(reply)")
+        // The run ends: the idle session logs out.
+        harness.context.beginGracefulStop()
+        let logout = String(decoding: try harness.clientOutput(), as: UTF8.self)
+        #expect(logout.contains("unavailable") && logout.contains("</stream:stream>"))
+        #expect(harness.snapshot().counter(.pingsAnswered) == 1)
+    }
+}
