@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 
 /// Connection details from the environment (`XMPPLOAD_HOST`, `XMPPLOAD_PORT`, `XMPPLOAD_DOMAIN`,

@@ -136,7 +136,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let mechanism = sasl.flatMap(SASLMechanism.init(name:))
         if let sasl, mechanism == nil { problems.append("--sasl: unknown mechanism '\(sasl)'") }
-        func duration(_ text: String?, _ flag: String) -> Duration? {
+        func parseDuration(_ text: String?, _ flag: String) -> Duration? {
             guard let text else { return nil }
             guard let value = DurationText.parse(text) else {
                 problems.append("\(flag): '\(text)' is not a duration (e.g. 500ms, 90s, 2m, 1h30m)")
@@ -144,10 +144,10 @@ struct RunCommand: AsyncParsableCommand {
             }
             return value
         }
-        let durationValue = duration(duration, "--duration")
-        let rampValue = duration(ramp, "--ramp")
-        let intervalValue = duration(interval, "--interval") ?? .seconds(5)
-        let latenessValue = duration(maxLateness, "--max-lateness") ?? .seconds(1)
+        let durationValue = parseDuration(duration, "--duration")
+        let rampValue = parseDuration(ramp, "--ramp")
+        let intervalValue = parseDuration(interval, "--interval") ?? .seconds(5)
+        let latenessValue = parseDuration(maxLateness, "--max-lateness") ?? .seconds(1)
         if sessions != nil && rate != nil { problems.append("--sessions (closed model) and --rate (open model) exclude each other") }
         if let sessions, sessions <= 0 { problems.append("--sessions must be positive") }
         if let rate, rate <= 0 { problems.append("--rate must be positive") }

@@ -6,7 +6,8 @@ import Glibc
 /// Turns SIGINT/SIGTERM into a callback instead of killing the process, so a run can stop
 /// gracefully and flush the results gathered so far. A second signal calls the handler again (the run
 /// then closes everything at once).
-final class SignalTrap: Sendable {
+// @unchecked: `sources` is immutable after init and dispatch sources are thread-safe.
+final class SignalTrap: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
 
     init(signals: [Int32], handler: @escaping @Sendable () -> Void) {

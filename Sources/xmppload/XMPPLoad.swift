@@ -6,6 +6,6 @@ struct XMPPLoad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "xmppload",
         abstract: "Load and soak testing for XMPP servers.",
-        subcommands: []
+        subcommands: [RunCommand.self]
     )
 }

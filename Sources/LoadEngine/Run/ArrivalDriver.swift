@@ -19,7 +19,7 @@ final class ArrivalDriver {
     private let runStart: NIODeadline
     private let loopCount: Int
     private let sessionCap: Int
-    private let liveSessions: ManagedAtomic<Int>
+    private let liveSessions: LiveSessionCounter
     private let serials: ManagedAtomic<Int>
     private var nextArrival: Int
     private var timer: Scheduled<Void>?
@@ -29,7 +29,7 @@ final class ArrivalDriver {
     var onIdle: (() -> Void)?
 
     init(context: LoopContext, schedule: ArrivalSchedule, runStart: NIODeadline, loopCount: Int,
-         sessionCap: Int, liveSessions: ManagedAtomic<Int>, serials: ManagedAtomic<Int>) {
+         sessionCap: Int, liveSessions: LiveSessionCounter, serials: ManagedAtomic<Int>) {
         self.context = context
         self.schedule = schedule
         self.runStart = runStart
@@ -95,7 +95,7 @@ final class ArrivalDriver {
     private func begin(arrivalIndex: Int, phase: Int, intended: NIODeadline) {
         let environment = context.environment
         let accounts = environment.configuration.accounts
-        if liveSessions.load(ordering: .relaxed) >= sessionCap || schedule.isAtCapacity(phase: phase, live: liveSessions.load(ordering: .relaxed)) {
+        if liveSessions.current >= sessionCap || schedule.isAtCapacity(phase: phase, live: liveSessions.current) {
             context.recorder.increment(.droppedArrivals)
             context.recorder.recordError(kind: "dropped-capacity")
             return
@@ -125,7 +125,7 @@ final class ArrivalDriver {
         handler.phase = phase
         context.register(handler)
         context.connectingCount += 1
-        liveSessions.wrappingIncrement(ordering: .relaxed)
+        liveSessions.increment()
         context.recorder.increment(.sessionsStarted)
         handler.armLoginTimeout()
 
@@ -150,7 +150,7 @@ final class ArrivalDriver {
     }
 
     private func sessionEnded(_ session: VirtualUserHandler, failed: Bool) {
-        liveSessions.wrappingDecrement(ordering: .relaxed)
+        liveSessions.decrement()
         let now = NIODeadline.now()
         if session.script.repeatsForever, !stopped, !context.isStopping, now < phaseEnd(session.phase) {
             // A closed-model user runs its profile again; after a failure, wait a second first.

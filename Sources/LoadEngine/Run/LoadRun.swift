@@ -39,24 +39,36 @@ public final class LoadRun: Sendable {
         let server = try SocketAddress.makeAddressResolvingHost(configuration.host, port: configuration.port)
         let tls = try TLSSetup(domain: configuration.domain, insecure: configuration.insecure)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoops))
-        defer { try? group.syncShutdownGracefully() }
+        do {
+            let summary = try await run(group: group, fdLimit: fdLimit, server: server, tls: tls, progress: progress)
+            try? await group.shutdownGracefully()
+            return summary
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    private func run(group: MultiThreadedEventLoopGroup, fdLimit: Int, server: SocketAddress, tls: TLSSetup,
+                     progress: @escaping @Sendable (ProgressEvent) -> Void) async throws -> RunSummary {
 
         let clockOrigin = NIODeadline.now()
         let environment = RunEnvironment(configuration: configuration, runID: runID, server: server, tls: tls,
                                          definition: definition, seed: plan.seed, clockOrigin: clockOrigin)
-        let output = try ResultsWriter(directory: configuration.outputDirectory)
+        let output = ResultsDirectory(path: configuration.outputDirectory)
+        try output.create()
         let startedAt = Date()
-        var manifest = RunManifest.make(runID: runID, definition: definition, plan: plan,
-                                        configuration: configuration, startedAt: startedAt)
+        var manifest = makeManifest(startedAt: startedAt)
         try output.writeManifest(manifest)
+        let intervalLog = try IntervalLogWriter(directory: output)
 
         let loops = group.makeIterator().map { $0 }
         let schedule = ArrivalSchedule(plan: plan)
-        let liveSessions = ManagedAtomic<Int>(0)
+        let liveSessions = LiveSessionCounter()
         let serials = ManagedAtomic<Int>(0)
         let idleLoops = ManagedAtomic<Int>(0)
-        // Keep ~200 descriptors for the process itself (files, metrics endpoint, resolver).
-        let sessionCap = max(1, fdLimit - 200)
+        // Keep ~100 descriptors for the process itself (files, resolver, metrics endpoint).
+        let sessionCap = max(1, fdLimit - 100)
         let runStart = NIODeadline.now() + .milliseconds(50)
 
         var contexts: [NIOLoopBound<LoopContext>] = []
@@ -76,24 +88,22 @@ public final class LoadRun: Sendable {
             drivers.append(pair.1)
         }
 
-        let metricsServer = try await startMetricsEndpoint(group: group)
-        defer { try? metricsServer?.close() }
-
-        var collector = IntervalCollector(contexts: contexts, loops: loops, registry: environment.registry,
-                                          clockOrigin: clockOrigin, cpuAtStart: ProcessProbe.cpuSeconds())
-        let loadEnd = runStart + TimeAmount(plan.totalDuration)
+        var collector = IntervalCollector(contexts: contexts, loops: loops, clockOrigin: clockOrigin,
+                                          cpuAtStart: ProcessProbe.cpuSeconds())
+        let loadEnd = plan.stopAfter.map { runStart + TimeAmount($0) }
         var nextSnapshot = runStart + TimeAmount(configuration.interval)
         var phase = RunPhase.load
-        var graceDeadline: NIODeadline?
+        var graceDeadline = NIODeadline.distantFuture
         var stopReason = "completed"
 
         while true {
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: .milliseconds(50))
             let now = NIODeadline.now()
             let signals = stopRequests.load(ordering: .relaxed)
 
-            if phase == .load {
-                if signals > 0 || now >= loadEnd {
+            switch phase {
+            case .load:
+                if signals > 0 || (loadEnd.map { now >= $0 } ?? false) {
                     stopReason = signals > 0 ? "interrupted" : "duration"
                     phase = .stopping
                     graceDeadline = now + TimeAmount(plan.gracefulStop)
@@ -105,38 +115,56 @@ public final class LoadRun: Sendable {
                 } else if idleLoops.load(ordering: .relaxed) >= loops.count {
                     phase = .done
                 }
-            } else if phase == .stopping {
-                let live = liveSessions.load(ordering: .relaxed)
-                if live == 0 {
+            case .stopping:
+                if liveSessions.current == 0 {
                     phase = .done
-                } else if signals > 1 || now >= graceDeadline! {
+                } else if signals > 1 || now >= graceDeadline {
                     await Self.onEveryLoop(loops, drivers, contexts) { _, context in context.closeAll() }
                     phase = .done
                 }
+            case .done:
+                break
             }
 
             if now >= nextSnapshot || phase == .done {
-                let snapshot = try await collector.collect(final: phase == .done)
-                try output.appendInterval(snapshot)
-                metricsServer?.exporter.update(with: collector.cumulative)
-                progress(.interval(snapshot, cumulative: collector.cumulative, elapsed: now - runStart,
-                                   planned: plan.totalDuration, liveSessions: liveSessions.load(ordering: .relaxed)))
-                nextSnapshot = nextSnapshot + TimeAmount(configuration.interval)
+                if phase == .done {
+                    // Messages in flight get a grace period before they count as lost.
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+                let snapshot = try await collector.collect(runStart: runStart, peakLive: liveSessions.peak)
+                try intervalLog.append(snapshot)
+                progress(.interval(snapshot, cumulative: collector.cumulative,
+                                   elapsed: .nanoseconds(Int64((snapshot.end) * 1e9)),
+                                   planned: plan.stopAfter, live: liveSessions.current))
                 while nextSnapshot <= now { nextSnapshot = nextSnapshot + TimeAmount(configuration.interval) }
             }
             if phase == .done { break }
         }
 
-        // Messages still in flight get a grace period before they count as lost.
-        collector.finishLedger()
+        let ledger = collector.finishLedger()
         let endedAt = Date()
         manifest.endedAt = endedAt
         manifest.stopReason = stopReason
         try output.writeManifest(manifest)
-        let summary = collector.summary(runID: runID, startedAt: startedAt, endedAt: endedAt, stopReason: stopReason)
+        let summary = RunSummary(runID: runID, profile: manifest.profiles.map(\.name).joined(separator: "+"),
+                                 startedAt: startedAt, endedAt: endedAt, stopReason: stopReason,
+                                 total: collector.cumulative, healths: collector.healths,
+                                 peakConcurrent: collector.peakConcurrent, ledger: ledger)
         try output.writeSummary(summary)
-        try output.writeReport(summary: summary, manifest: manifest)
         return summary
+    }
+
+    private func makeManifest(startedAt: Date) -> RunManifest {
+        RunManifest(runID: runID,
+                    profiles: definition.profiles.map {
+                        RunManifest.ProfileReference(name: $0.profile.name, path: $0.path,
+                                                     sha256: Digest.sha256Hex($0.bytes), weight: $0.weight)
+                    },
+                    server: "\(configuration.host):\(configuration.port)", domain: configuration.domain,
+                    accounts: "\(configuration.accountPrefix)\(configuration.accounts.lowerBound)-\(configuration.accounts.upperBound)",
+                    tls: configuration.tls?.rawValue ?? "profile", loadModel: plan.summary, seed: plan.seed,
+                    commandLine: configuration.commandLine, startedAt: startedAt,
+                    intervalSeconds: configuration.interval.seconds)
     }
 
     private enum RunPhase { case load, stopping, done }
@@ -151,26 +179,28 @@ public final class LoadRun: Sendable {
         }
     }
 
-    private func startMetricsEndpoint(group: MultiThreadedEventLoopGroup) async throws -> MetricsEndpoint? {
-        guard let port = configuration.metricsPort else { return nil }
-        return try await MetricsEndpoint.start(host: configuration.metricsHost, port: port, group: group, runID: runID)
-    }
 }
 
 /// What the run reports while it goes, for the console.
 public enum ProgressEvent: Sendable {
-    case interval(IntervalSnapshot, cumulative: IntervalSnapshot, elapsed: TimeAmount, planned: Duration, liveSessions: Int)
+    /// An interval ended: its snapshot, the run so far, time since start, the planned load duration
+    /// (nil: until every session finished) and sessions alive now.
+    case interval(IntervalSnapshot, cumulative: IntervalSnapshot, elapsed: Duration, planned: Duration?, live: Int)
     case stopping(reason: String)
 }
 
 /// Run identifiers: sortable wall-clock prefix plus randomness, safe in file names and stamps.
 public enum RunIdentifier {
     public static func make() -> String {
+        "\(timestamp())-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
+    }
+
+    /// `yyyyMMdd-HHmmss` in UTC.
+    public static func timestamp() -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd-HHmmss"
-        let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
-        return "\(formatter.string(from: Date()))-\(suffix)"
+        return formatter.string(from: Date())
     }
 }

@@ -77,13 +77,32 @@ struct SessionScript: Sendable {
                                             timeout: step.timeout ?? defaultTimeout))
         }
 
+        /// `count` sends with `interval` between them: send, then (count − 1) × [think, send].
+        private mutating func emitRepeated(count: Int, interval: ThinkTime?, step: Step, _ operation: () -> Operation) {
+            append(operation(), for: step)
+            guard count > 1 else { return }
+            let start = instructions.count
+            append(.loopStart(.times(count - 1), end: -1), for: step)
+            if let interval { append(.think(interval), for: step) }
+            append(operation(), for: step)
+            append(.loopEnd(start: start), for: step)
+            instructions[start].operation = .loopStart(.times(count - 1), end: instructions.count)
+        }
+
         private mutating func emit(_ step: Step) {
             switch step.action {
             case .login(let options): append(.login(options), for: step)
             case .roster(let action):
                 if case .get = action { append(.rosterGet, for: step) } else { append(.rosterSet(action), for: step) }
             case .presence(let action): append(.presence(action), for: step)
-            case .message(let action): append(.message(action), for: step)
+            case .message(let action):
+                emitRepeated(count: action.count, interval: action.interval, step: step) {
+                    var single = action
+                    single.count = 1
+                    return .message(single)
+                }
+            case .muc(.send(let body, let count, let interval)):
+                emitRepeated(count: count, interval: interval, step: step) { .muc(.send(body: body, count: 1, interval: nil)) }
             case .muc(let action): append(.muc(action), for: step)
             case .iq(let action): append(.iq(action), for: step)
             case .wait(let condition): append(.wait(condition), for: step)

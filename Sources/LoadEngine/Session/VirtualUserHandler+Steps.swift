@@ -78,11 +78,11 @@ extension VirtualUserHandler {
         case .rosterGet:
             let id = nextRequestID()
             send(Stanza.iq(type: "get", id: id, child: XMLElement("query", namespace: XMPPNamespace.roster)))
-            await(.iqResponse(id: id), instruction)
+            expect(.iqResponse(id: id), instruction)
         case .rosterSet(let action):
             let id = nextRequestID()
             send(Stanza.iq(type: "set", id: id, child: rosterItem(for: action)))
-            await(.iqResponse(id: id), instruction)
+            expect(.iqResponse(id: id), instruction)
         case .presence(let action):
             startPresence(action, instruction)
         case .message(let action):
@@ -116,7 +116,7 @@ extension VirtualUserHandler {
         }
     }
 
-    private func await(_ what: Waiting, _ instruction: SessionScript.Instruction) {
+    private func expect(_ what: Waiting, _ instruction: SessionScript.Instruction) {
         waiting = what
         scheduleStepTimeout(instruction.timeout, instruction)
     }
@@ -310,7 +310,7 @@ extension VirtualUserHandler {
         switch action {
         case .available(let show, let status, let priority):
             send(Stanza.presence(show: show, status: status.map { $0.render { self.variable($0) } }, priority: priority))
-            await(.ownPresence, instruction)
+            expect(.ownPresence, instruction)
         case .directed(let to, let type, let show, let status):
             send(Stanza.presence(to: to.render { self.variable($0) }, type: type, show: show,
                                  status: status.map { $0.render { self.variable($0) } }))
@@ -374,7 +374,7 @@ extension VirtualUserHandler {
             writeRaw(rendered)
             guard expectResult else { return completeStep(measured: false) }
         }
-        await(.iqResponse(id: id), instruction)
+        expect(.iqResponse(id: id), instruction)
     }
 
     private func startMUC(_ action: MUCAction, _ instruction: SessionScript.Instruction) {
@@ -391,8 +391,8 @@ extension VirtualUserHandler {
                                                       attributes: [XMLAttribute("maxstanzas", String(history))])))
             }
             send(Stanza.presence(to: "\(roomJID)/\(nickname)", extra: [x]))
-            await(.mucJoin(room: roomJID), instruction)
-        case .send(let body):
+            expect(.mucJoin(room: roomJID), instruction)
+        case .send(let body, _, _):
             guard let room else { return stepFailed(kind: "muc-not-joined") }
             let text: String
             switch body {
@@ -406,7 +406,7 @@ extension VirtualUserHandler {
             let nickname = template.render { self.variable($0) }
             room = (current.jid, nickname)
             send(Stanza.presence(to: "\(current.jid)/\(nickname)"))
-            await(.mucJoin(room: current.jid), instruction)
+            expect(.mucJoin(room: current.jid), instruction)
         case .leave:
             guard let current = room else { return stepFailed(kind: "muc-not-joined") }
             send(Stanza.presence(to: "\(current.jid)/\(current.nick)", type: "unavailable"))

@@ -2,6 +2,7 @@ import LoadProfile
 import LoadResults
 import NIOCore
 import NIOSSL
+import NIOTLS
 import XMPPCore
 
 /// One virtual user = one connection: frames and parses the server's stream, drives the login state

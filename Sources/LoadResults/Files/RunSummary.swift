@@ -90,7 +90,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
 
     /// Builds the summary from the run's accumulated snapshot and its intervals.
     public init(runID: String, profile: String, startedAt: Date, endedAt: Date, stopReason: String,
-                total: IntervalSnapshot, intervals: [IntervalSnapshot], peakConcurrent: Int64, ledger: LedgerCounts) {
+                total: IntervalSnapshot, healths: [GeneratorHealth], peakConcurrent: Int64, ledger: LedgerCounts) {
         self.runID = runID
         self.profile = profile
         self.startedAt = startedAt
@@ -113,7 +113,6 @@ public struct RunSummary: Codable, Sendable, Equatable {
         }
         self.stanzas = stanzas
         errors = total.errors
-        let healths = intervals.compactMap(\.health)
         generator = Generator(
             cpuSeconds: healths.reduce(0) { $0 + $1.cpuSeconds },
             peakRSSBytes: healths.map(\.rssBytes).max() ?? 0,

@@ -1,0 +1,78 @@
+import Foundation
+
+/// The human-readable summary of a run (stdout at the end of `run`, and `report`): sessions, latency
+/// percentiles per metric with the login phase breakdown, messages, bytes, errors, generator health.
+public enum TextReport {
+    /// Login phases in the order they happen, for the breakdown table.
+    public static let loginPhases = ["login.connect", "login.tls", "login.features", "login.register", "login.sasl",
+                                     "login.bind", "login.session"]
+
+    public static func render(_ summary: RunSummary) -> String {
+        var out = ""
+        func line(_ text: String = "") { out += text + "\n" }
+        line("xmppload run \(summary.runID) — \(summary.profile) — \(String(format: "%.1f", summary.durationSeconds)) s (\(summary.stopReason))")
+        let s = summary.sessions
+        line("sessions   started \(s.started)  logged in \(s.loggedIn)  failed \(s.failed)  completed \(s.completed)  peak concurrent \(s.peakConcurrent)")
+        let m = summary.messages
+        line("messages   sent \(m.sent)  received \(m.received)  lost \(m.lost)  duplicated \(m.duplicated)  reordered \(m.reordered)"
+             + (m.groupchatSent > 0 ? "  groupchat sent \(m.groupchatSent) received \(m.groupchatReceived)" : ""))
+        line("bytes      sent \(formatBytes(summary.bytes.sent))  received \(formatBytes(summary.bytes.received)) (on the wire)")
+        line()
+        line("latency (ms, from the intended start; service time in brackets = from the actual send)")
+        line(pad("metric", 22) + pad("count", 9, right: true) + pad("p50", 11, right: true) + pad("p90", 11, right: true)
+             + pad("p99", 11, right: true) + pad("p99.9", 11, right: true) + pad("max", 11, right: true) + "   service p99")
+        let ordered = orderedMetrics(Array(summary.latencyMilliseconds.keys))
+        for name in ordered {
+            guard let p = summary.latencyMilliseconds[name] else { continue }
+            let service = summary.serviceLatencyMilliseconds[name].map { "[\(formatMs($0.p99))]" } ?? ""
+            let label = name.hasPrefix("login.") ? "  " + name : name
+            line(pad(label, 22) + pad(String(p.count), 9, right: true) + pad(formatMs(p.p50), 11, right: true)
+                 + pad(formatMs(p.p90), 11, right: true) + pad(formatMs(p.p99), 11, right: true)
+                 + pad(formatMs(p.p999), 11, right: true) + pad(formatMs(p.max), 11, right: true) + "   " + service)
+        }
+        if !summary.errors.isEmpty {
+            line()
+            line("errors")
+            for (kind, count) in summary.errors.sorted(by: { $0.value > $1.value }) {
+                line("  " + pad(kind, 32) + String(count))
+            }
+        }
+        let g = summary.generator
+        line()
+        line("generator  cpu \(String(format: "%.1f", g.cpuSeconds)) s  peak rss \(formatBytes(g.peakRSSBytes))  max loop lag \(formatMs(g.maxLoopLagMilliseconds)) ms  dropped arrivals \(g.droppedArrivals)")
+        if g.saturated {
+            line("WARNING: the generator saturated in \(g.saturatedIntervals) interval(s) (loop lag p99 > \(Int(GeneratorHealth.lagLimitMilliseconds)) ms or CPU > \(Int(GeneratorHealth.cpuLimitFraction * 100)) %):")
+            line("         those latencies measure the generator, not the server.")
+        }
+        return out
+    }
+
+    /// login, its phases, then the other metrics alphabetically.
+    public static func orderedMetrics(_ names: [String]) -> [String] {
+        var result: [String] = []
+        if names.contains("login") { result.append("login") }
+        result += loginPhases.filter(names.contains)
+        result += names.filter { $0 != "login" && !loginPhases.contains($0) }.sorted()
+        return result
+    }
+
+    public static func formatMs(_ value: Double) -> String {
+        if value >= 100 { return String(format: "%.0f", value) }
+        if value >= 10 { return String(format: "%.1f", value) }
+        return String(format: "%.2f", value)
+    }
+
+    public static func formatBytes(_ bytes: UInt64) -> String {
+        let value = Double(bytes)
+        if value >= 1_073_741_824 { return String(format: "%.2f GiB", value / 1_073_741_824) }
+        if value >= 1_048_576 { return String(format: "%.1f MiB", value / 1_048_576) }
+        if value >= 1024 { return String(format: "%.1f KiB", value / 1024) }
+        return "\(bytes) B"
+    }
+
+    static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
+        guard text.count < width else { return text + " " }
+        let padding = String(repeating: " ", count: width - text.count)
+        return right ? padding + text : text + padding
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import LoadEngine
+import LoadProfile
+import LoadResults
+
+/// Prints what a run is doing: a header, one progress line per interval (or, on a terminal, an
+/// in-place status line with a progress bar), and the text report at the end.
+final class ConsoleProgress: Sendable {
+    let interactive: Bool
+    let runID: String
+    let outputDirectory: String
+
+    init(interactive: Bool, runID: String, outputDirectory: String) {
+        self.interactive = interactive
+        self.runID = runID
+        self.outputDirectory = outputDirectory
+    }
+
+    func started(configuration: RunConfiguration, plan: LoadPlan, profile: RunDefinition) {
+        let names = profile.profiles.map { "\($0.profile.name)" + (profile.profiles.count > 1 ? " ×\($0.weight)" : "") }
+        Console.print("xmppload run \(runID): \(names.joined(separator: ", ")) → \(configuration.host):\(configuration.port) (\(configuration.domain))")
+        Console.print("load: \(plan.summary); accounts \(configuration.accountPrefix)\(configuration.accounts.lowerBound)..\(configuration.accounts.upperBound); results: \(outputDirectory)")
+    }
+
+    func report(_ event: ProgressEvent) {
+        switch event {
+        case .interval(let snapshot, _, let elapsed, let planned, _):
+            let line = ProgressLine.render(interval: snapshot, elapsed: elapsed.seconds, planned: planned?.seconds)
+            if interactive {
+                let bar = planned.map { Self.bar(fraction: elapsed.seconds / max($0.seconds, 0.001)) + " " } ?? ""
+                Console.print("\r\u{1B}[2K" + bar + line, terminator: "")
+            } else {
+                Console.print(line)
+            }
+        case .stopping(let reason):
+            Console.print((interactive ? "\n" : "") + "stopping (\(reason)): sessions finish their step and log out")
+        }
+    }
+
+    func finished(summary: RunSummary) {
+        if interactive { Console.print("") }
+        Console.print("")
+        Console.print(TextReport.render(summary), terminator: "")
+        Console.print("results: \(outputDirectory)/summary.json, intervals.jsonl, manifest.json")
+    }
+
+    static func bar(fraction: Double, width: Int = 20) -> String {
+        let filled = Int((min(max(fraction, 0), 1) * Double(width)).rounded())
+        return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]"
+    }
+}
+
+/// Unbuffered writes to stdout: progress must show up while a run goes, even through a pipe.
+enum Console {
+    static func print(_ text: String = "", terminator: String = "\n") {
+        FileHandle.standardOutput.write(Data((text + terminator).utf8))
+    }
+}
