@@ -93,7 +93,7 @@ struct RunCommand: AsyncParsableCommand {
             definition = try ProfileLoader.load(path: profile)
         } catch {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
-            throw ExitCode(2)
+            throw ExitCode(ExitStatus.usage.rawValue)
         }
         let options = try resolveOptions(environment: environment, definition: definition)
         let run = LoadRun(configuration: options.configuration, definition: definition, plan: options.plan)
@@ -107,7 +107,7 @@ struct RunCommand: AsyncParsableCommand {
             summary = try await run.run { console.report($0) }
         } catch {
             FileHandle.standardError.write(Data("xmppload: the run failed: \(error)\n".utf8))
-            throw ExitCode(1)
+            throw ExitCode(ExitStatus.failure.rawValue)
         }
         console.finished(summary: summary)
     }

@@ -99,7 +99,7 @@ import XMPPCore
         #expect(snapshot.counter(.sessionsFailed) == 0)
         #expect(snapshot.errors.isEmpty)
         for name in ["login", "login.connect", "login.features", "login.sasl", "login.bind", "roster.get", "presence", "logout"] {
-            #expect(snapshot.latency(name)?.count == 1, "no latency recorded for \(name)")
+            #expect(snapshot.latency[name]?.count == 1, "no latency recorded for \(name)")
         }
         #expect(snapshot.counter(.bytesReceived) > 1000)
         #expect(snapshot.counter(.bytesSent) > 300)
@@ -138,7 +138,8 @@ import XMPPCore
         let harness = try Harness()
         try harness.connect()
         try harness.serverSends("<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
-        try harness.serverSends("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><oops></success>")
+        // Well balanced for the framer (depth returns to 0), but <a> is closed by </b>: libxml2 rejects it.
+        try harness.serverSends("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><a></b></success>")
         let snapshot = harness.snapshot()
         #expect(snapshot.errors.keys.contains { $0.hasPrefix("xml-") }, "errors: \(snapshot.errors)")
         #expect(snapshot.counter(.sessionsFailed) == 1)

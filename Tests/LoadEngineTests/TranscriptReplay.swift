@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOEmbedded
+import Testing
 import XMPPCore
 
 /// A recorded client–server conversation: `C ` lines are what the client must send (compared by

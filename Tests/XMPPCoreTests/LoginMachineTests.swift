@@ -4,11 +4,11 @@ import Testing
 
 /// The login state machine with plain values: no channel, no clock, no network.
 @Suite struct LoginMachineTests {
-    static let parser = StanzaParser()
-    static let header = try! parser.parseHeader(Array("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' id='s1' from='load.test' version='1.0'>".utf8))
-
+    /// Parses one stanza as a server would have sent it (a fresh parser: tests run in parallel).
     static func element(_ xml: String) -> XMLElement {
-        try! parser.parseElement(Array(xml.utf8), in: header)
+        let parser = StanzaParser()
+        let header = try! parser.parseHeader(Array("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' id='s1' from='load.test' version='1.0'>".utf8))
+        return try! parser.parseElement(Array(xml.utf8), in: header)
     }
 
     static let featuresTLS = element("""

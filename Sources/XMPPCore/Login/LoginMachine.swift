@@ -134,12 +134,15 @@ public struct LoginMachine {
 
     /// Call for each depth-1 element the server sent.
     public mutating func received(_ element: XMLElement) -> [Action] {
+        if case .finished = state { return [] }
         if element.name == "error" && element.namespace == XMPPNamespace.streams {
             let text = element.firstChild(named: "text", namespace: XMPPNamespace.streamErrors)?.text
             return finish(.streamError(condition: Stanza.errorCondition(of: element, conditionNamespace: XMPPNamespace.streamErrors), text: text))
         }
         switch state {
-        case .idle, .finished, .awaitingTLSHandshake:
+        case .finished:
+            return []
+        case .idle, .awaitingTLSHandshake:
             return unexpected(element)
         case .awaitingFeatures(let stage):
             guard element.name == "features" && element.namespace == XMPPNamespace.streams else { return unexpected(element) }

@@ -1,0 +1,127 @@
+import Foundation
+import LoadResults
+import Testing
+
+/// The `xmppload` binary as a user runs it: the README's examples, exit codes, signals.
+@Suite(.serialized) struct CommandLineTests {
+    static var binary: String {
+        LocalServer.repositoryRoot.appendingPathComponent(".build/debug/xmppload").path
+    }
+
+    struct Result {
+        let status: Int32
+        let output: String
+    }
+
+    /// Runs the binary with a time limit; `signalAfter` sends SIGTERM after that many seconds.
+    static func xmppload(_ arguments: [String], signalAfter: Double? = nil, timeout: Double = 120) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.currentDirectoryURL = LocalServer.repositoryRoot
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        var signalled = false
+        let reader = Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }
+        while process.isRunning && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+            if let signalAfter, !signalled, Date() > deadline.addingTimeInterval(signalAfter - timeout) {
+                process.terminate() // SIGTERM
+                signalled = true
+            }
+        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        let data = try awaitSync(reader)
+        return Result(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    static func awaitSync<T: Sendable>(_ task: Task<T, Never>) throws -> T {
+        let semaphore = DispatchSemaphore(value: 0)
+        let box = ResultBox<T>()
+        Task {
+            box.value = await task.value
+            semaphore.signal()
+        }
+        semaphore.wait()
+        return box.value!
+    }
+
+    final class ResultBox<T>: @unchecked Sendable {
+        // @unchecked: written once before the semaphore is signalled, read after it.
+        var value: T?
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func theReadmeRunExampleWorks() throws {
+        let server = try LocalServer.start(accounts: 200)
+        defer { server.stop() }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-cli-\(UUID().uuidString.prefix(6))").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        // README: xmppload run profiles/chat.yaml --server 127.0.0.1:5222 --domain load.test \
+        //   --accounts 1-2000 --password secret --sessions 2000 --duration 90s --out results/chat-1
+        // (scaled down: 200 sessions, 20 s, and the private server's port; --insecure for its certificate)
+        let result = try Self.xmppload(["run", "profiles/chat.yaml", "--server", "127.0.0.1:\(server.port)",
+                                        "--domain", "load.test", "--accounts", "1-200", "--password", "secret",
+                                        "--sessions", "200", "--ramp", "4s", "--duration", "20s", "--insecure",
+                                        "--out", out, "--interval", "2s"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("online"), "no progress lines:\n\(result.output)")
+        #expect(result.output.contains("login.sasl"))
+        let summary = try ResultsDirectory(path: out).readSummary()
+        #expect(summary.sessions.loggedIn == 200)
+        #expect(summary.sessions.failed == 0)
+        #expect(summary.messages.sent > 0)
+        for file in ["summary.json", "intervals.jsonl", "manifest.json"] {
+            #expect(FileManager.default.fileExists(atPath: out + "/" + file), "\(file) missing")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func sigtermStopsGracefullyAndFlushesResults() throws {
+        let server = try LocalServer.start(accounts: 50)
+        defer { server.stop() }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-sigterm-\(UUID().uuidString.prefix(6))").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try Self.xmppload(["run", "profiles/idle.yaml", "--server", "127.0.0.1:\(server.port)",
+                                        "--domain", "load.test", "--accounts", "1-50", "--password", "secret",
+                                        "--sessions", "50", "--duration", "10m", "--insecure", "--out", out,
+                                        "--interval", "1s"], signalAfter: 4, timeout: 60)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("stopping (interrupted)"))
+        let directory = ResultsDirectory(path: out)
+        let summary = try directory.readSummary()
+        #expect(summary.stopReason == "interrupted")
+        #expect(summary.sessions.loggedIn == 50)
+        #expect(summary.sessions.completed == 50, "idle sessions log out cleanly on SIGTERM")
+        #expect(try directory.readIntervals().count >= 3)
+    }
+
+    @Test func aBrokenProfileExitsTwoWithEveryProblem() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString.prefix(6)).yaml")
+        try """
+            name: broken
+            stepz: []
+            steps:
+              - message: {to: random, body_size: -5}
+              - think: {uniform: [3s, 1s]}
+              - login
+            """.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try Self.xmppload(["run", file.path, "--domain", "load.test", "--sessions", "1"])
+        #expect(result.status == 2)
+        #expect(result.output.contains("\(file.path):2:1: error: unknown key 'stepz'"))
+        #expect(result.output.contains("\(file.path):4:40: error: body_size must be at least 1, got -5"))
+        #expect(result.output.contains("\(file.path):4:5: error: a message step before login"))
+        #expect(result.output.contains("\(file.path):5:14: error: think.uniform range is inverted"))
+    }
+
+    @Test func usageErrorsExitTwo() throws {
+        let result = try Self.xmppload(["run", "profiles/login.yaml", "--domain", "load.test", "--sessions", "5", "--rate", "3"])
+        #expect(result.status == 2, "\(result.status): \(result.output)")
+        #expect(result.output.contains("exclude each other"))
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// A private Prosody for one test: started with scripts/local-server in its own temporary directory
+/// on a free loopback port, stopped by PID when the test ends (`stop()` in a `defer`, so also when it
+/// fails). Tests that need one call `LocalServer.with(accounts:) { server in … }`.
+struct LocalServer: Sendable {
+    let host: String
+    let port: Int
+    let domain: String
+    let password: String
+    let accounts: Int
+    let directory: String
+
+    static let repositoryRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        fatalError("repository root not found")
+    }()
+
+    /// Runs `body` with a fresh server; the server is always stopped afterwards.
+    static func with<T>(accounts: Int, _ body: (LocalServer) async throws -> T) async throws -> T {
+        let server = try start(accounts: accounts)
+        defer { server.stop() }
+        return try await body(server)
+    }
+
+    static func start(accounts: Int) throws -> LocalServer {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("xmppload-test-server-\(UUID().uuidString.prefix(8))").path
+        let output = try run(["up", "--dir", directory, "--accounts", String(accounts)])
+        var values: [String: String] = [:]
+        for line in output.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
+        }
+        guard let port = values["XMPPLOAD_PORT"].flatMap(Int.init), let domain = values["XMPPLOAD_DOMAIN"],
+              let password = values["XMPPLOAD_PASSWORD"] else {
+            _ = try? run(["down", "--dir", directory])
+            throw LocalServerError(message: "local-server up printed no details:\n\(output)")
+        }
+        return LocalServer(host: values["XMPPLOAD_HOST"] ?? "127.0.0.1", port: port, domain: domain,
+                           password: password, accounts: accounts, directory: directory)
+    }
+
+    func stop() {
+        _ = try? Self.run(["down", "--dir", directory])
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    @discardableResult
+    static func run(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = repositoryRoot.appendingPathComponent("scripts/local-server")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw LocalServerError(message: "local-server \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)):\n\(text)")
+        }
+        return text
+    }
+}
+
+struct LocalServerError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
