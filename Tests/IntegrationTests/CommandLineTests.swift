@@ -15,44 +15,13 @@ import Testing
 
     /// Runs the binary with a time limit; `signalAfter` sends SIGTERM after that many seconds.
     static func xmppload(_ arguments: [String], signalAfter: Double? = nil, timeout: Double = 120) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.currentDirectoryURL = LocalServer.repositoryRoot
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        var signalled = false
-        let reader = Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }
-        while process.isRunning && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.1)
-            if let signalAfter, !signalled, Date() > deadline.addingTimeInterval(signalAfter - timeout) {
-                process.terminate() // SIGTERM
-                signalled = true
-            }
-        }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        let data = try awaitSync(reader)
-        return Result(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
-    }
-
-    static func awaitSync<T: Sendable>(_ task: Task<T, Never>) throws -> T {
-        let semaphore = DispatchSemaphore(value: 0)
-        let box = ResultBox<T>()
-        Task {
-            box.value = await task.value
-            semaphore.signal()
-        }
-        semaphore.wait()
-        return box.value!
-    }
-
-    final class ResultBox<T>: @unchecked Sendable {
-        // @unchecked: written once before the semaphore is signalled, read after it.
-        var value: T?
+        // Relative paths (profiles/…) resolve against the repository root, as in the README.
+        let root = LocalServer.repositoryRoot.path
+        let absolute = arguments.map { $0.hasPrefix("profiles/") ? root + "/" + $0 : $0 }
+        let child = try ChildProcess.spawn(binary, absolute)
+        defer { child.removeLog() }
+        let status = child.wait(timeout: timeout, signalAfter: signalAfter)
+        return Result(status: status, output: child.output)
     }
 
     @Test(.timeLimit(.minutes(3)))
@@ -114,9 +83,9 @@ import Testing
         let result = try Self.xmppload(["run", file.path, "--domain", "load.test", "--sessions", "1"])
         #expect(result.status == 2)
         #expect(result.output.contains("\(file.path):2:1: error: unknown key 'stepz'"))
-        #expect(result.output.contains("\(file.path):4:40: error: body_size must be at least 1, got -5"))
+        #expect(result.output.contains("\(file.path):4:38: error: body_size must be at least 1, got -5"))
         #expect(result.output.contains("\(file.path):4:5: error: a message step before login"))
-        #expect(result.output.contains("\(file.path):5:14: error: think.uniform range is inverted"))
+        #expect(result.output.contains("\(file.path):5:22: error: think.uniform range is inverted"))
     }
 
     @Test func usageErrorsExitTwo() throws {

@@ -52,18 +52,12 @@ struct LocalServer: Sendable {
 
     @discardableResult
     static func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = repositoryRoot.appendingPathComponent("scripts/local-server")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw LocalServerError(message: "local-server \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)):\n\(text)")
+        let child = try ChildProcess.spawn(repositoryRoot.appendingPathComponent("scripts/local-server").path, arguments)
+        defer { child.removeLog() }
+        let status = child.wait(timeout: 120)
+        let text = child.output
+        guard status == 0 else {
+            throw LocalServerError(message: "local-server \(arguments.joined(separator: " ")) failed (\(status)):\n\(text)")
         }
         return text
     }

@@ -192,6 +192,8 @@ extension VirtualUserHandler {
             if stanza.attribute("type") == "error" {
                 stepFailed(kind: "stanza-" + Stanza.errorCondition(of: stanza, conditionNamespace: XMPPNamespace.stanzas))
             } else {
+                // Available now: the server routes messages for the bare JID here, so others may pick it.
+                loop.environment.directory.setOnline(identity.slot, true)
                 completeStep()
             }
         case .mucJoin(let roomJID):

@@ -292,7 +292,6 @@ final class VirtualUserHandler: ChannelInboundHandler, ByteCountSink {
         loop.recorder.increment(.sessionsLoggedIn)
         loop.connectingCount -= 1
         loop.onlineCount += 1
-        loop.environment.directory.setOnline(identity.slot, true)
         cancelTimeout()
         // The login instruction completed; the next step is due now.
         pc += 1

@@ -18,6 +18,7 @@ struct ProfileDecoder {
     static let actionKeys = ["login", "logout", "stay_online", "presence", "subscribe", "unsubscribe", "roster", "message",
                              "muc_join", "muc_send", "muc_nick", "muc_leave", "ping", "disco_info", "version", "vcard",
                              "raw", "wait", "think", "repeat", "choose"]
+    static let actionsWithoutLogin: Set<String> = ["login", "think", "repeat", "choose"]
     static let bareActions = ["login", "logout", "stay_online", "muc_leave", "ping", "disco_info", "version", "vcard"]
 
     init(file: String) { self.file = file }
@@ -303,14 +304,15 @@ struct ProfileDecoder {
         }
 
         let stepLocation = location(node)
-        guard let (action, defaultName) = decodeAction(actionKey, value, node: node, loggedIn: &loggedIn, defaults: defaults) else { return nil }
-        if action.needsLogin && !loggedIn {
-            if case .logout = action {
+        // Checked on the key, so a step whose settings are wrong is still reported as out of place.
+        if !Self.actionsWithoutLogin.contains(actionKey) && !loggedIn {
+            if actionKey == "logout" {
                 problem(node, "'logout' before 'login'", hint: "add `- login` before it")
             } else {
                 problem(node, "a \(actionKey) step before login", hint: "add `- login` before it: stanzas need a logged-in session")
             }
         }
+        guard let (action, defaultName) = decodeAction(actionKey, value, node: node, loggedIn: &loggedIn, defaults: defaults) else { return nil }
         switch action {
         case .login: loggedIn = true
         case .logout: loggedIn = false

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import LoadProfile
+
+/// `xmppload check PROFILE...`: validates profiles without connecting. Prints every problem of every
+/// file (file:line:column, message, hint) and exits 2 when there is any; prints `ok` per clean file.
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Validate profiles without connecting (every problem at once, with file:line:column).",
+        discussion: """
+        Example:
+          xmppload check profiles/*.yaml
+        Exit codes: 0 all profiles are valid, 2 at least one problem.
+        """
+    )
+
+    @Argument(help: "Profile files.")
+    var profiles: [String]
+
+    func run() throws {
+        var problems = 0
+        for path in profiles {
+            do {
+                let definition = try ProfileLoader.load(path: path)
+                let names = definition.profiles.map(\.profile.name).joined(separator: ", ")
+                let steps = definition.profiles.map { $0.profile.steps.count }.reduce(0, +)
+                Console.print("ok   \(path) (\(names); \(steps) steps\(definition.plan.map { "; load: \($0.summary)" } ?? ""))")
+            } catch {
+                problems += error.problems.count
+                FileHandle.standardError.write(Data((error.problems.map(\.description).joined(separator: "\n") + "\n").utf8))
+            }
+        }
+        if problems > 0 {
+            FileHandle.standardError.write(Data("\(problems) problem\(problems == 1 ? "" : "s") found\n".utf8))
+            throw ExitCode(ExitStatus.usage.rawValue)
+        }
+    }
+}
