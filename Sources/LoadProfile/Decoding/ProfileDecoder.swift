@@ -286,9 +286,12 @@ struct ProfileDecoder {
             }
         case .mapping(let map):
             let actions = map.compactMap { key, _ in key.string.flatMap { Self.actionKeys.contains($0) ? $0 : nil } }
+            let reported = problems.count
             checkKeys(map, allowed: Self.actionKeys + Self.stepModifiers, "a step")
             guard actions.count == 1, let key = actions.first else {
-                if actions.isEmpty {
+                if actions.isEmpty && problems.count > reported {
+                    // The unknown key (with its did-you-mean) already says what is wrong.
+                } else if actions.isEmpty {
                     problem(node, "a step needs exactly one action", hint: "steps are: \(Self.actionKeys.joined(separator: ", "))")
                 } else {
                     problem(node, "a step has one action, found \(actions.joined(separator: " and "))", hint: "split it into several steps")
