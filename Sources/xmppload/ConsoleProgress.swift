@@ -32,6 +32,8 @@ final class ConsoleProgress: Sendable {
             } else {
                 Console.print(line)
             }
+        case .metricsEndpoint(let url):
+            Console.print("prometheus metrics: \(url)")
         case .stopping(let reason):
             Console.print((interactive ? "\n" : "") + "stopping (\(reason)): sessions finish their step and log out")
         }
@@ -41,7 +43,7 @@ final class ConsoleProgress: Sendable {
         if interactive { Console.print("") }
         Console.print("")
         Console.print(TextReport.render(summary), terminator: "")
-        Console.print("results: \(outputDirectory)/summary.json, intervals.jsonl, manifest.json")
+        Console.print("results: \(outputDirectory)/summary.json, intervals.jsonl, manifest.json, report.html")
     }
 
     static func bar(fraction: Double, width: Int = 20) -> String {

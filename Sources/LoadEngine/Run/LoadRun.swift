@@ -88,6 +88,11 @@ public final class LoadRun: Sendable {
             drivers.append(pair.1)
         }
 
+        let metricsServer = try await configuration.metricsPort.asyncMap {
+            try await MetricsHTTPServer.start(host: configuration.metricsHost, port: $0, group: group)
+        }
+        if let metricsServer { progress(.metricsEndpoint("http://\(configuration.metricsHost):\(metricsServer.port)/metrics")) }
+
         var collector = IntervalCollector(contexts: contexts, loops: loops, clockOrigin: clockOrigin,
                                           cpuAtStart: ProcessProbe.cpuSeconds())
         let loadEnd = plan.stopAfter.map { runStart + TimeAmount($0) }
@@ -133,6 +138,7 @@ public final class LoadRun: Sendable {
                 }
                 let snapshot = try await collector.collect(runStart: runStart, peakLive: liveSessions.peak)
                 try intervalLog.append(snapshot)
+                metricsServer?.exporter.update(interval: snapshot, cumulative: collector.cumulative)
                 progress(.interval(snapshot, cumulative: collector.cumulative,
                                    elapsed: .nanoseconds(Int64((snapshot.end) * 1e9)),
                                    planned: plan.stopAfter, live: liveSessions.current))
@@ -141,6 +147,7 @@ public final class LoadRun: Sendable {
             if phase == .done { break }
         }
 
+        await metricsServer?.close()
         let ledger = collector.finishLedger()
         let endedAt = Date()
         manifest.endedAt = endedAt
@@ -151,6 +158,7 @@ public final class LoadRun: Sendable {
                                  total: collector.cumulative, healths: collector.healths,
                                  peakConcurrent: collector.peakConcurrent, ledger: ledger)
         try output.writeSummary(summary)
+        try output.writeReport(HTMLReport.render(try MergedResults.load(directories: [output.path])))
         return summary
     }
 
@@ -187,6 +195,15 @@ public enum ProgressEvent: Sendable {
     /// (nil: until every session finished) and sessions alive now.
     case interval(IntervalSnapshot, cumulative: IntervalSnapshot, elapsed: Duration, planned: Duration?, live: Int)
     case stopping(reason: String)
+    /// The Prometheus endpoint is serving at this URL.
+    case metricsEndpoint(String)
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
 }
 
 /// Run identifiers: sortable wall-clock prefix plus randomness, safe in file names and stamps.

@@ -46,6 +46,9 @@ final class VirtualUserHandler: ChannelInboundHandler, ByteCountSink {
     unowned let loop: LoopContext
     let script: SessionScript
     private(set) var stage: Stage = .connecting
+    /// True while a read is being handled (writes are flushed once at its end).
+    private var isReading = false
+    private var needsFlush = false
     /// True while `runProgram` is on the stack: step completions inside it must not re-enter it.
     var isRunningProgram = false
     var context: ChannelHandlerContext?
@@ -131,7 +134,13 @@ final class VirtualUserHandler: ChannelInboundHandler, ByteCountSink {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
         buffer.withUnsafeReadableBytes { framer.append($0) }
+        isReading = true
         drainFramer()
+        isReading = false
+        if needsFlush {
+            needsFlush = false
+            context.flush()
+        }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -309,11 +318,18 @@ final class VirtualUserHandler: ChannelInboundHandler, ByteCountSink {
         write(bytes: bytes)
     }
 
+    /// Writes; while a read is being handled the flush waits until the read is done, so the answers
+    /// to one read leave in one write(2).
     private func write(bytes: [UInt8]) {
         guard let context else { return }
         var buffer = context.channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
-        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+        if isReading {
+            context.write(wrapOutboundOut(buffer), promise: nil)
+            needsFlush = true
+        } else {
+            context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+        }
     }
 
     // MARK: - Ending

@@ -325,8 +325,9 @@ public struct LoginMachine {
     }
 
     static func decodeBase64(_ text: String) -> [UInt8]? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.isEmpty || trimmed == "=" { return [] }
-        return Data(base64Encoded: trimmed).map { Array($0) }
+        // Whitespace is allowed around (and by some servers inside) the payload: drop it byte-wise.
+        let bytes = text.utf8.filter { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
+        if bytes.isEmpty || bytes == [0x3D] { return [] }
+        return Data(base64Encoded: Data(bytes)).map { Array($0) }
     }
 }

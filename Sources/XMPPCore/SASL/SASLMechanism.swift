@@ -33,9 +33,18 @@ public enum SASLMechanism: String, Sendable, Hashable, CaseIterable {
 
     /// The mechanism to use: `forced` if the server offers it, else the strongest offered one.
     public static func choose(offered: [String], forced: SASLMechanism?) -> SASLMechanism? {
-        let offeredSet = Set(offered.map { $0.trimmingCharacters(in: .whitespaces).uppercased() })
-        if let forced { return offeredSet.contains(forced.rawValue) ? forced : nil }
-        return preference.first { offeredSet.contains($0.rawValue) }
+        // Servers send upper-case names; compare byte-wise after dropping surrounding spaces.
+        func normalized(_ name: String) -> Substring {
+            let start = name.firstIndex { $0 != " " } ?? name.endIndex
+            let end = name.lastIndex { $0 != " " }.map(name.index(after:)) ?? start
+            return name[start..<max(start, end)]
+        }
+        let names = offered.map(normalized)
+        func isOffered(_ mechanism: SASLMechanism) -> Bool {
+            names.contains { $0 == mechanism.rawValue || $0.uppercased() == mechanism.rawValue }
+        }
+        if let forced { return isOffered(forced) ? forced : nil }
+        return preference.first(where: isOffered)
     }
 }
 
