@@ -197,11 +197,37 @@ extension VirtualUserHandler {
                 completeStep()
             }
         case .mucJoin(let roomJID):
+            if stanza.name == "iq", stanza.attribute("id") == "muc-unlock" {
+                // The instant-room configuration we sent as the room's creator was accepted.
+                return stanza.attribute("type") == "result" ? completeStep()
+                    : stepFailed(kind: "muc-configure-" + Stanza.errorCondition(of: stanza, conditionNamespace: XMPPNamespace.stanzas))
+            }
             guard stanza.name == "presence", let from = stanza.attribute("from"),
                   (try? JID(from))?.bare.description == roomJID else { return }
             if stanza.attribute("type") == "error" {
-                stepFailed(kind: "muc-" + Stanza.errorCondition(of: stanza, conditionNamespace: XMPPNamespace.stanzas))
+                let condition = Stanza.errorCondition(of: stanza, conditionNamespace: XMPPNamespace.stanzas)
+                // A room just created by another member stays locked until its owner configures it
+                // (XEP-0045 §10.1): try again shortly, for up to ~5 s.
+                if condition == "item-not-found", mucJoinRetries < 10, let room {
+                    mucJoinRetries += 1
+                    let bound = NIOLoopBound(self, eventLoop: loop.eventLoop)
+                    stepTimer = loop.eventLoop.scheduleTask(in: .milliseconds(500)) {
+                        let handler = bound.value
+                        handler.stepTimer = nil
+                        handler.send(Stanza.presence(to: "\(room.jid)/\(room.nick)", extra: [XMLElement("x", namespace: XMPPNamespace.muc)]))
+                    }
+                    return
+                }
+                stepFailed(kind: "muc-" + condition)
             } else if Self.isSelfPresence(stanza) {
+                mucJoinRetries = 0
+                if Self.statusCodes(stanza).contains("201") {
+                    // We created the room: accept the default configuration (instant room) to unlock it.
+                    let form = XMLElement("x", namespace: XMPPNamespace.dataForms, attributes: [XMLAttribute("type", "submit")])
+                    let query = XMLElement("query", namespace: XMPPNamespace.mucOwner, children: [.element(form)])
+                    send(Stanza.iq(type: "set", id: "muc-unlock", to: roomJID, child: query))
+                    return
+                }
                 completeStep()
             }
         case .stanza(let condition):
@@ -213,8 +239,12 @@ extension VirtualUserHandler {
 
     /// MUC self-presence carries status code 110 (XEP-0045 §7.2.2).
     private static func isSelfPresence(_ presence: XMLElement) -> Bool {
-        guard let x = presence.firstChild(named: "x", namespace: XMPPNamespace.mucUser) else { return false }
-        return x.children(named: "status", namespace: XMPPNamespace.mucUser).contains { $0.attribute("code") == "110" }
+        statusCodes(presence).contains("110")
+    }
+
+    private static func statusCodes(_ presence: XMLElement) -> [String] {
+        guard let x = presence.firstChild(named: "x", namespace: XMPPNamespace.mucUser) else { return [] }
+        return x.children(named: "status", namespace: XMPPNamespace.mucUser).compactMap { $0.attribute("code") }
     }
 
     private func matches(_ stanza: XMLElement, _ condition: WaitCondition) -> Bool {

@@ -67,6 +67,7 @@ final class VirtualUserHandler: ChannelInboundHandler, ByteCountSink {
     var messageSequence: UInt32 = 0
     var requestCounter: UInt32 = 0
     var room: (jid: String, nick: String)?
+    var mucJoinRetries = 0
     var stopRequested = false
 
     /// The closed-model user (or open-model arrival) this session serves, and its load phase.

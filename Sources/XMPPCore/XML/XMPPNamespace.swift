@@ -31,6 +31,8 @@ public enum XMPPNamespace {
     public static let muc = "http://jabber.org/protocol/muc"
     /// Multi-user chat, user extensions (XEP-0045).
     public static let mucUser = "http://jabber.org/protocol/muc#user"
+    public static let mucOwner = "http://jabber.org/protocol/muc#owner"
+    public static let dataForms = "jabber:x:data"
     /// Stanza error conditions (RFC 6120 §8.3).
     public static let stanzas = "urn:ietf:params:xml:ns:xmpp-stanzas"
     /// Stream error conditions (RFC 6120 §4.9).
