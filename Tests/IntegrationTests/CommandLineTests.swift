@@ -94,3 +94,32 @@ import Testing
         #expect(result.output.contains("exclude each other"))
     }
 }
+
+/// `xmppload provision` against a server that starts with no accounts.
+@Suite(.serialized) struct ProvisionCommandTests {
+    @Test(.timeLimit(.minutes(2)))
+    func provisionCreatesAccountsWithMutualRostersAndIsIdempotent() throws {
+        let server = try LocalServer.start(accounts: 0)
+        defer { server.stop() }
+        let arguments = ["provision", "--server", "127.0.0.1:\(server.port)", "--domain", server.domain, "--accounts", "1-25",
+                         "--password", "pw", "--concurrency", "10", "--rosters", "--insecure"]
+        let first = try CommandLineTests.xmppload(arguments)
+        #expect(first.status == 0, "\(first.output)")
+        #expect(first.output.contains("provisioned user1..25@load.test: created 25, existed 0, failed 0"), "\(first.output)")
+        let second = try CommandLineTests.xmppload(arguments)
+        #expect(second.output.contains("created 0, existed 25, failed 0"), "\(second.output)")
+        // Neighbours are mutual contacts in the server's own storage, including across batches and the ring's ends.
+        for (user, contacts) in [(5, [4, 6]), (10, [9, 11]), (1, [25, 2])] {
+            let roster = try String(contentsOfFile: "\(server.directory)/data/load%2etest/roster/user\(user).dat", encoding: .utf8)
+            for contact in contacts {
+                #expect(roster.contains("[\"user\(contact)@load.test\"] = {\n\t\t[\"subscription\"] = \"both\";")
+                        || roster.contains("user\(contact)@load.test"), "user\(user) roster:\n\(roster)")
+            }
+            #expect(!roster.contains("\"none\"") && !roster.contains("\"to\"") && !roster.contains("\"from\""), "user\(user) roster:\n\(roster)")
+        }
+        // A wrong password on existing accounts fails visibly.
+        let wrong = try CommandLineTests.xmppload(arguments.map { $0 == "pw" ? "other" : $0 })
+        #expect(wrong.status == 1)
+        #expect(wrong.output.contains("sasl-not-authorized 25"), "\(wrong.output)")
+    }
+}

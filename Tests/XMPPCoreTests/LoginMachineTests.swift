@@ -150,7 +150,8 @@ import Testing
         let request = try #require(Self.sent(actions, "iq"))
         let conflict = Self.element("<iq type='error' id='\(request.attribute("id")!)'><error type='cancel'><conflict xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error></iq>")
         let next = machine.received(conflict)
-        #expect(next.first == .enterPhase(.sasl))
+        #expect(next.first == .registered(created: false))
+        #expect(next.dropFirst().first == .enterPhase(.sasl))
         #expect(Self.sent(next, "auth") != nil)
     }
 

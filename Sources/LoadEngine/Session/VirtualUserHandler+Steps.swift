@@ -475,6 +475,13 @@ extension VirtualUserHandler {
         case "room": return room?.jid
         case "nick": return room?.nick
         case "random": return String(UInt32.random(in: 0...UInt32.max, using: &rng))
+        case "prev_index", "next_index":
+            // Neighbours on a ring: the profile's ring_first...ring_last when set, else the run's accounts.
+            let first = loop.environment.variables["ring_first"].flatMap(Int.init) ?? configuration.accounts.lowerBound
+            let last = loop.environment.variables["ring_last"].flatMap(Int.init) ?? configuration.accounts.upperBound
+            let count = max(last - first + 1, 1)
+            let step = name == "next_index" ? 1 : count - 1
+            return String(first + (identity.accountNumber - first + step) % count)
         default: return loop.environment.variables[name]
         }
     }

@@ -267,6 +267,8 @@ final class VirtualUserHandler: ChannelInboundHandler, ByteCountSink {
             case .unexpected(_, let reply):
                 loop.recorder.increment(.unexpectedStanzas)
                 if let reply { send(reply) }
+            case .registered(let created):
+                loop.recorder.increment(created ? .accountsCreated : .accountsExisted)
             case .loggedIn(let jid):
                 loggedIn(jid: jid)
             case .fail(let error):

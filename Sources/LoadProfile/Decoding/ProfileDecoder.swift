@@ -11,7 +11,7 @@ struct ProfileDecoder {
     private var templates: [(Template, SourceLocation)] = []
 
     /// Variables the engine provides to every session.
-    static let engineVariables = ["index", "user", "domain", "jid", "resource", "seq", "run_id", "session", "room", "nick", "random", "id"]
+    static let engineVariables = ["index", "user", "domain", "jid", "resource", "seq", "run_id", "session", "room", "nick", "random", "id", "prev_index", "next_index"]
 
     static let topLevelKeys = ["name", "description", "login", "repeat", "step_timeout", "variables", "steps", "load", "mix"]
     static let stepModifiers = ["name", "on_error", "timeout"]

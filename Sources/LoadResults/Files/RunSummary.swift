@@ -48,6 +48,12 @@ public struct RunSummary: Codable, Sendable, Equatable {
         }
     }
 
+    /// XEP-0077 in-band registration outcomes (`login: {register: true}`, `xmppload provision`).
+    public struct Accounts: Codable, Sendable, Equatable {
+        public var created: UInt64
+        public var existed: UInt64
+    }
+
     public struct Bytes: Codable, Sendable, Equatable {
         public var sent: UInt64
         public var received: UInt64
@@ -77,6 +83,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var serviceLatencyMilliseconds: [String: Percentiles]
     public var messages: Messages
     public var bytes: Bytes
+    public var accounts: Accounts
     public var stanzas: [String: UInt64]
     public var errors: [String: UInt64]
     public var generator: Generator
@@ -85,7 +92,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
         case runID = "run_id", profile, startedAt = "started_at", endedAt = "ended_at"
         case durationSeconds = "duration_s", stopReason = "stop_reason", sessions
         case latencyMilliseconds = "latency_ms", serviceLatencyMilliseconds = "service_latency_ms"
-        case messages, bytes, stanzas, errors, generator
+        case messages, bytes, accounts, stanzas, errors, generator
     }
 
     /// Builds the summary from the run's accumulated snapshot and its intervals.
@@ -106,6 +113,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
                             lost: ledger.lost, duplicated: ledger.duplicated, reordered: ledger.reordered,
                             groupchatSent: total.counter(.groupchatSent), groupchatReceived: total.counter(.groupchatReceived))
         bytes = Bytes(sent: total.counter(.bytesSent), received: total.counter(.bytesReceived))
+        accounts = Accounts(created: total.counter(.accountsCreated), existed: total.counter(.accountsExisted))
         var stanzas: [String: UInt64] = [:]
         for counter in Counter.allCases where counter.name.hasPrefix("stanzas_") || counter == .unexpectedStanzas
             || counter == .pingsAnswered || counter == .subscriptionsAccepted {

@@ -9,6 +9,7 @@ public enum Counter: Int, CaseIterable, Sendable {
     case stanzasOutMessage, stanzasOutPresence, stanzasOutIQ, stanzasOutOther
     case bytesSent, bytesReceived
     case unexpectedStanzas, pingsAnswered, subscriptionsAccepted
+    case accountsCreated, accountsExisted
 
     public var name: String {
         switch self {
@@ -35,6 +36,8 @@ public enum Counter: Int, CaseIterable, Sendable {
         case .unexpectedStanzas: return "unexpected_stanzas"
         case .pingsAnswered: return "pings_answered"
         case .subscriptionsAccepted: return "subscriptions_accepted"
+        case .accountsCreated: return "accounts_created"
+        case .accountsExisted: return "accounts_existed"
         }
     }
 

@@ -20,7 +20,7 @@ struct SVGChart {
     var logX = false
     var xTickLabel: (Double) -> String = { SVGChart.number($0) }
 
-    private let left = 64.0, right = 16.0, top = 30.0, bottom = 40.0
+    private let left = 64.0, right = 16.0, top = 44.0, bottom = 40.0
 
     func render() -> String {
         let all = series.flatMap(\.points)
@@ -51,11 +51,11 @@ struct SVGChart {
         svg += "<line x1=\"\(left)\" x2=\"\(width - right)\" y1=\"\(top + plotHeight)\" y2=\"\(top + plotHeight)\" class=\"axis\"/>"
         svg += "<text x=\"\(f(left + plotWidth / 2))\" y=\"\(f(height - 6))\" class=\"label\" text-anchor=\"middle\">\(escape(xLabel))</text>"
         svg += "<text x=\"14\" y=\"\(f(top + plotHeight / 2))\" class=\"label\" text-anchor=\"middle\" transform=\"rotate(-90 14 \(f(top + plotHeight / 2)))\">\(escape(yLabel))</text>"
-        var legendX = left + 160
+        var legendX = left
         for entry in series where !entry.points.isEmpty {
             let d = entry.points.enumerated().map { index, point in "\(index == 0 ? "M" : "L")\(f(px(point.x))),\(f(py(point.y)))" }.joined(separator: " ")
             svg += "<path d=\"\(entry.points.count == 1 ? d + " l0.1,0" : d)\" stroke=\"\(entry.color)\" class=\"series\"/>"
-            svg += "<rect x=\"\(f(legendX))\" y=\"9\" width=\"10\" height=\"10\" fill=\"\(entry.color)\"/><text x=\"\(f(legendX + 14))\" y=\"18\" class=\"legend\">\(escape(entry.name))</text>"
+            svg += "<rect x=\"\(f(legendX))\" y=\"24\" width=\"10\" height=\"10\" fill=\"\(entry.color)\"/><text x=\"\(f(legendX + 14))\" y=\"33\" class=\"legend\">\(escape(entry.name))</text>"
             legendX += 14 + Double(entry.name.count) * 7 + 16
         }
         return svg + "</svg>"

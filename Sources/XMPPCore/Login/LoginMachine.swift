@@ -64,6 +64,8 @@ public struct LoginMachine {
         case enterPhase(LoginPhase)
         /// The server pushed something we did not wait for: count it, send `reply` if there is one.
         case unexpected(XMLElement, reply: XMLElement?)
+        /// In-band registration ended: `created` is false when the account existed (`conflict`).
+        case registered(created: Bool)
         /// Login finished; the bound full JID.
         case loggedIn(jid: String)
         /// Login failed; close the connection.
@@ -156,11 +158,13 @@ public struct LoginMachine {
             return finish(.tlsRefused)
         case .awaitingRegistration(let id):
             guard isResponse(element, to: id) else { return unexpected(element) }
+            var created = true
             if element.attribute("type") == "error" {
                 let condition = Stanza.errorCondition(of: element, conditionNamespace: XMPPNamespace.stanzas)
                 if condition != "conflict" { return finish(.registrationFailed(condition: condition)) }
+                created = false
             }
-            return beginSASL(offered: pendingMechanisms)
+            return [.registered(created: created)] + beginSASL(offered: pendingMechanisms)
         case .authenticating(let progress):
             guard element.namespace == XMPPNamespace.sasl else { return unexpected(element) }
             return handleSASL(element, progress: progress)

@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import LoadEngine
+import LoadProfile
+import LoadResults
+import XMPPCore
+
+/// `xmppload provision`: creates accounts <prefix>FROM..<prefix>TO over XMPP in-band registration
+/// (XEP-0077), at most `--concurrency` at a time, optionally with mutual roster subscriptions between
+/// neighbours (i ↔ i+1). Idempotent: an existing account (`conflict`) is counted as existed and then
+/// logged in, so a wrong password shows up as failed.
+struct ProvisionCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "provision",
+        abstract: "Create test accounts by in-band registration (XEP-0077), optionally with rosters.",
+        discussion: """
+        Example:
+          xmppload provision --server 127.0.0.1:5222 --domain load.test --accounts 1-1000 \\
+              --password secret --concurrency 50 --rosters --insecure
+        Works where the server allows in-band registration (Openfire by default; Prosody and
+        ejabberd when enabled). Exit codes: 0 every account exists now, 1 some failed, 2 usage error.
+        """
+    )
+
+    @Option(help: "The server's c2s address, HOST:PORT.") var server: String = "127.0.0.1:5222"
+    @Option(help: "The XMPP domain.") var domain: String
+    @Option(help: "Account numbers FROM-TO.") var accounts: String
+    @Option(help: "Account name prefix.") var accountPrefix: String = "user"
+    @Option(help: "Password of the accounts.") var password: String
+    @Option(help: "Registrations in flight at most.") var concurrency: Int = 50
+    @Flag(help: "Also make neighbours (i, i+1) mutual roster contacts.") var rosters = false
+    @Option(help: "TLS: starttls (default), direct or none.") var tls: String = "starttls"
+    @Flag(help: "Accept self-signed certificates.") var insecure = false
+    @Option(help: "Where batch results go (default: a temporary directory, removed afterwards).") var out: String?
+
+    func run() async throws {
+        guard let (host, port) = RunCommand.parseServer(server) else { throw ValidationError("--server must be HOST:PORT") }
+        guard let range = RunCommand.parseRange(accounts) else { throw ValidationError("--accounts must be FROM-TO") }
+        guard concurrency > 0 else { throw ValidationError("--concurrency must be positive") }
+        guard let tlsPolicy = LoginMachine.TLSPolicy(rawValue: tls) else { throw ValidationError("--tls must be starttls, direct or none") }
+        let profile = try ProfileLoader.load(yaml: Self.profileYAML(rosters: rosters, prefix: accountPrefix, range: range), file: "provision")
+        let base = out ?? FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-provision-\(UUID().uuidString.prefix(8))").path
+        defer { if out == nil { try? FileManager.default.removeItem(atPath: base) } }
+
+        var created: UInt64 = 0, existed: UInt64 = 0, failed: UInt64 = 0
+        var errors: [String: UInt64] = [:]
+        var first = range.lowerBound
+        while first <= range.upperBound {
+            let last = min(first + concurrency - 1, range.upperBound)
+            let configuration = RunConfiguration(host: host, port: port, domain: domain, accounts: first...last,
+                                                 accountPrefix: accountPrefix, password: password, tls: tlsPolicy, insecure: insecure,
+                                                 outputDirectory: "\(base)/\(first)-\(last)", interval: .seconds(5))
+            let summary = try await LoadRun(configuration: configuration, definition: profile,
+                                            plan: .closed(sessions: last - first + 1, ramp: .zero, duration: nil)).run()
+            created += summary.accounts.created
+            existed += summary.accounts.existed
+            failed += summary.sessions.failed
+            errors.merge(summary.errors, uniquingKeysWith: +)
+            Console.print("accounts \(accountPrefix)\(first)..\(last): created \(summary.accounts.created), existed \(summary.accounts.existed), failed \(summary.sessions.failed)")
+            first = last + 1
+        }
+        Console.print("provisioned \(accountPrefix)\(range.lowerBound)..\(range.upperBound)@\(domain): created \(created), existed \(existed), failed \(failed)"
+                      + (errors.isEmpty ? "" : "; errors: " + errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+        if failed > 0 { throw ExitCode(ExitStatus.failure.rawValue) }
+    }
+
+    /// Register, then (with rosters) add both ring neighbours, pre-approve them and ask for their
+    /// presence: whichever of a pair logs in second completes the mutual ("both") subscription
+    /// (Prosody and ejabberd support subscription pre-approval, RFC 6121 §3.4).
+    static func profileYAML(rosters: Bool, prefix: String, range: ClosedRange<Int>) -> String {
+        var steps = ["  - login: {register: true, resource: provision}"]
+        if rosters && range.count > 1 {
+            for neighbour in ["prev", "next"] {
+                let jid = "\(prefix)${\(neighbour)_index}@${domain}"
+                steps += [
+                    "  - roster: {add: {jid: \"\(jid)\", name: \"\(prefix)${\(neighbour)_index}\"}}",
+                    "  - presence: {to: \"\(jid)\", type: subscribed}",
+                    "  - subscribe: \"\(jid)\"",
+                ]
+            }
+            steps.append("  - think: 300ms")
+        }
+        steps.append("  - logout")
+        return "name: provision\nvariables: {ring_first: \"\(range.lowerBound)\", ring_last: \"\(range.upperBound)\"}\nsteps:\n"
+            + steps.joined(separator: "\n") + "\n"
+    }
+}
