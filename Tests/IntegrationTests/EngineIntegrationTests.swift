@@ -41,6 +41,7 @@ import Testing
             let run = LoadRun(configuration: Self.configuration(server, accounts: 1...1000, out: out), definition: definition, plan: plan)
             let summary = try await run.run()
 
+            #expect(summary.generator.droppedArrivals == 0, "dropped \(summary.generator.droppedArrivals), stop \(summary.stopReason), saturated \(summary.generator.saturated), lag \(summary.generator.maxLoopLagMilliseconds) ms")
             #expect(summary.sessions.started == 1000)
             #expect(summary.sessions.loggedIn == 1000)
             #expect(summary.sessions.failed == 0)

@@ -16,7 +16,7 @@ import XMPPCore
 final class ArrivalDriver {
     private let context: LoopContext
     private let schedule: ArrivalSchedule
-    private let runStart: NIODeadline
+    private var runStart = NIODeadline.distantFuture
     private let loopCount: Int
     private let sessionCap: Int
     private let liveSessions: LiveSessionCounter
@@ -28,11 +28,10 @@ final class ArrivalDriver {
     /// Called (on this loop) when this loop has no more arrivals and no live sessions.
     var onIdle: (() -> Void)?
 
-    init(context: LoopContext, schedule: ArrivalSchedule, runStart: NIODeadline, loopCount: Int,
+    init(context: LoopContext, schedule: ArrivalSchedule, loopCount: Int,
          sessionCap: Int, liveSessions: LiveSessionCounter, serials: ManagedAtomic<Int>) {
         self.context = context
         self.schedule = schedule
-        self.runStart = runStart
         self.loopCount = loopCount
         self.sessionCap = sessionCap
         self.liveSessions = liveSessions
@@ -40,8 +39,9 @@ final class ArrivalDriver {
         self.nextArrival = context.loopIndex
     }
 
-    /// Arms the first timer. Call on the loop.
-    func start() {
+    /// Arms the first timer; arrival offsets count from `runStart`. Call on the loop.
+    func start(runStart: NIODeadline) {
+        self.runStart = runStart
         context.sessionEndedHook = { [unowned self] session, failed in self.sessionEnded(session, failed: failed) }
         armTimer()
     }

@@ -69,23 +69,29 @@ public final class LoadRun: Sendable {
         let idleLoops = ManagedAtomic<Int>(0)
         // Keep ~100 descriptors for the process itself (files, resolver, metrics endpoint).
         let sessionCap = max(1, fdLimit - 100)
-        let runStart = NIODeadline.now() + .milliseconds(50)
 
         var contexts: [NIOLoopBound<LoopContext>] = []
         var drivers: [NIOLoopBound<ArrivalDriver>] = []
         for (index, loop) in loops.enumerated() {
             let pair = try await loop.submit {
                 let context = LoopContext(eventLoop: loop, environment: environment, loopIndex: index)
-                let driver = ArrivalDriver(context: context, schedule: schedule, runStart: runStart,
-                                           loopCount: loops.count, sessionCap: sessionCap,
-                                           liveSessions: liveSessions, serials: serials)
+                let driver = ArrivalDriver(context: context, schedule: schedule, loopCount: loops.count,
+                                           sessionCap: sessionCap, liveSessions: liveSessions, serials: serials)
                 driver.onIdle = { idleLoops.wrappingIncrement(ordering: .relaxed) }
-                LoopLagProbe.start(on: loop, context: context)
-                driver.start()
                 return (NIOLoopBound(context, eventLoop: loop), NIOLoopBound(driver, eventLoop: loop))
             }.get()
             contexts.append(pair.0)
             drivers.append(pair.1)
+        }
+        // Every loop is set up: start all drivers in one synchronous pass, so no loop starts late
+        // because this task waited for a thread between two loops.
+        let runStart = NIODeadline.now() + .milliseconds(50)
+        for (index, loop) in loops.enumerated() {
+            let driver = drivers[index], context = contexts[index]
+            loop.execute {
+                LoopLagProbe.start(on: loop, context: context.value)
+                driver.value.start(runStart: runStart)
+            }
         }
 
         let metricsServer = try await configuration.metricsPort.asyncMap {

@@ -298,12 +298,15 @@ extension VirtualUserHandler {
             loop.recorder.recordError(kind: "message-no-online-target")
             return
         }
-        let body: String
-        switch action.body {
-        case .size(let size): body = loop.fillerBody(size: size)
-        case .literal(let template): body = template.render { self.variable($0) }
+        sendStamped(to: to, type: action.type.rawValue, body: text(of: action.body), intended: stepIntended)
+    }
+
+    /// The text of a message body: the loop's cached filler of that size, or the rendered template.
+    private func text(of body: MessageBody) -> String {
+        switch body {
+        case .size(let size): return loop.fillerBody(size: size)
+        case .literal(let template): return template.render { self.variable($0) }
         }
-        sendStamped(to: to, type: action.type.rawValue, body: body, intended: stepIntended)
     }
 
     func sendStamped(to: String, type: String, body: String, intended: NIODeadline) {
@@ -426,12 +429,7 @@ extension VirtualUserHandler {
             expect(.mucJoin(room: roomJID), instruction)
         case .send(let body, _, _):
             guard let room else { return stepFailed(kind: "muc-not-joined") }
-            let text: String
-            switch body {
-            case .size(let size): text = loop.fillerBody(size: size)
-            case .literal(let template): text = template.render { self.variable($0) }
-            }
-            sendStamped(to: room.jid, type: "groupchat", body: text, intended: stepIntended)
+            sendStamped(to: room.jid, type: "groupchat", body: text(of: body), intended: stepIntended)
             completeStep(measured: false)
         case .changeNick(let template):
             guard let current = room else { return stepFailed(kind: "muc-not-joined") }

@@ -7,12 +7,16 @@ public enum ProgressLine {
         let seconds = max(interval.end - interval.start, 0.001)
         let logins = Double(interval.counter(.sessionsLoggedIn)) / seconds
         let messages = Double(interval.counter(.messagesReceived) + interval.counter(.groupchatReceived)) / seconds
-        let loginP99 = interval.latency["login"].map { TextReport.formatMs($0.milliseconds(atPercentile: 99)) } ?? "-"
-        let messageP99 = interval.latency["message"].map { TextReport.formatMs($0.milliseconds(atPercentile: 99)) } ?? "-"
+        func percentiles(_ metric: String) -> String {
+            guard let histogram = interval.latency[metric] else { return "-" }
+            return "\(TextReport.formatMs(histogram.milliseconds(atPercentile: 50)))/\(TextReport.formatMs(histogram.milliseconds(atPercentile: 99)))"
+        }
+        let loginP99 = percentiles("login")
+        let messageP99 = percentiles(interval.latency["message"] == nil && interval.latency["muc.message"] != nil ? "muc.message" : "message")
         let time = planned.map { String(format: "%5.0fs/%.0fs", elapsed, $0) } ?? String(format: "%5.0fs", elapsed)
         var text = "\(time)  online \(interval.gauge("sessions_online"))  connecting \(interval.gauge("sessions_connecting"))"
             + String(format: "  logins/s %.1f  msgs/s %.1f", logins, messages)
-            + "  login p99 \(loginP99) ms  msg p99 \(messageP99) ms  errors \(interval.errorCount)"
+            + "  login p50/p99 \(loginP99) ms  msg p50/p99 \(messageP99) ms  errors \(interval.errorCount)"
         if interval.counter(.droppedArrivals) > 0 { text += "  dropped \(interval.counter(.droppedArrivals))" }
         if interval.health?.saturated == true { text += "  [GENERATOR SATURATED]" }
         return text
