@@ -83,6 +83,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "An arrival this late is dropped, not started.")
     var maxLateness: String = "1s"
 
+    @Option(help: "After the load stops, sessions stay online up to this long for messages in flight; then missing ones count as lost.")
+    var messageGrace: String = "5s"
+
     @Flag(help: "Plain progress lines even on a terminal.")
     var plain = false
 
@@ -148,6 +151,7 @@ struct RunCommand: AsyncParsableCommand {
         let rampValue = parseDuration(ramp, "--ramp")
         let intervalValue = parseDuration(interval, "--interval") ?? .seconds(5)
         let latenessValue = parseDuration(maxLateness, "--max-lateness") ?? .seconds(1)
+        let graceValue = parseDuration(messageGrace, "--message-grace") ?? .seconds(5)
         if sessions != nil && rate != nil { problems.append("--sessions (closed model) and --rate (open model) exclude each other") }
         if let sessions, sessions <= 0 { problems.append("--sessions must be positive") }
         if let rate, rate <= 0 { problems.append("--rate must be positive") }
@@ -176,7 +180,7 @@ struct RunCommand: AsyncParsableCommand {
             host: host, port: port, domain: domain, accounts: range!, accountPrefix: accountPrefix,
             password: password ?? environment.password ?? "secret", tls: tlsPolicy, insecure: insecure,
             mechanism: mechanism, outputDirectory: output, interval: intervalValue,
-            maxArrivalLateness: latenessValue, metricsPort: metricsPort,
+            maxArrivalLateness: latenessValue, metricsPort: metricsPort, messageGrace: graceValue,
             eventLoops: loops ?? ProcessInfo.processInfo.activeProcessorCount,
             interactive: interactive, commandLine: CommandLine.arguments)
         return ResolvedOptions(configuration: configuration, plan: plan)

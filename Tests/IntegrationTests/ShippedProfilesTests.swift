@@ -32,6 +32,8 @@ import Testing
                     #expect(summary.messages.sent > 0 && summary.messages.received > 0, "\(name): \(summary.messages)")
                 case "muc":
                     #expect(summary.latencyMilliseconds["muc.join"]?.count == 20, "muc: \(summary.latencyMilliseconds.keys)")
+                    // 12 s of load is enough to join and (after 10 s) start sending; every receipt arrives.
+                    #expect(!summary.rooms.isEmpty && summary.rooms.values.allSatisfy { $0.completeness == 1 }, "muc: \(summary.rooms)")
                 case "idle-soak":
                     #expect(summary.latencyMilliseconds["roster.get"]?.count ?? 0 >= 20)
                 default:

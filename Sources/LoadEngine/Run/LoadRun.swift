@@ -114,8 +114,8 @@ public final class LoadRun: Sendable {
 
             switch phase {
             case .load:
-                if signals > 0 || (loadEnd.map { now >= $0 } ?? false) {
-                    stopReason = signals > 0 ? "interrupted" : "duration"
+                if signals > 0 {
+                    stopReason = "interrupted"
                     phase = .stopping
                     graceDeadline = now + TimeAmount(plan.gracefulStop)
                     progress(.stopping(reason: stopReason))
@@ -123,8 +123,22 @@ public final class LoadRun: Sendable {
                         driver.stop()
                         context.beginGracefulStop()
                     }
+                } else if loadEnd.map({ now >= $0 }) ?? false {
+                    // No more arrivals; sessions stay online until the messages in flight arrived or
+                    // the message grace period ended, so a late message is late, not lost.
+                    stopReason = "duration"
+                    phase = .draining(until: now + TimeAmount(configuration.messageGrace))
+                    await Self.onEveryLoop(loops, drivers, contexts) { driver, _ in driver.stop() }
                 } else if idleLoops.load(ordering: .relaxed) >= loops.count {
                     phase = .done
+                }
+            case .draining(let until):
+                let inFlight = try await Self.messagesInFlight(loops, contexts, settled: collector.ledger.outstanding)
+                if signals > 0 || now >= until || inFlight == 0 {
+                    phase = .stopping
+                    graceDeadline = now + TimeAmount(plan.gracefulStop)
+                    progress(.stopping(reason: stopReason))
+                    await Self.onEveryLoop(loops, drivers, contexts) { _, context in context.beginGracefulStop() }
                 }
             case .stopping:
                 if liveSessions.current == 0 {
@@ -138,10 +152,6 @@ public final class LoadRun: Sendable {
             }
 
             if now >= nextSnapshot || phase == .done {
-                if phase == .done {
-                    // Messages in flight get a grace period before they count as lost.
-                    try await Task.sleep(for: .milliseconds(200))
-                }
                 let snapshot = try await collector.collect(runStart: runStart, peakLive: liveSessions.peak)
                 try intervalLog.append(snapshot)
                 metricsServer?.exporter.update(interval: snapshot, cumulative: collector.cumulative)
@@ -181,7 +191,21 @@ public final class LoadRun: Sendable {
                     intervalSeconds: configuration.interval.seconds)
     }
 
-    private enum RunPhase { case load, stopping, done }
+    private enum RunPhase: Equatable { case load, draining(until: NIODeadline), stopping, done }
+
+    /// Messages sent and not received: the ledger's count as of the last snapshot plus what the loops
+    /// counted since.
+    private static func messagesInFlight(_ loops: [any EventLoop], _ contexts: [NIOLoopBound<LoopContext>],
+                                         settled: UInt64) async throws -> Int64 {
+        var inFlight = Int64(settled)
+        for (index, loop) in loops.enumerated() {
+            let context = contexts[index]
+            inFlight += try await loop.submit {
+                Int64(context.value.recorder.count(.messagesSent)) - Int64(context.value.recorder.count(.messagesReceived))
+            }.get()
+        }
+        return inFlight
+    }
 
     private static func onEveryLoop(_ loops: [any EventLoop], _ drivers: [NIOLoopBound<ArrivalDriver>],
                                     _ contexts: [NIOLoopBound<LoopContext>],

@@ -169,6 +169,12 @@ extension VirtualUserHandler {
 
     func handleStanza(_ stanza: XMLElement) {
         if stanza.name == "message" { receivedMessage(stanza) }
+        if stanza.name == "presence", let room, let from = stanza.attribute("from"), from.hasPrefix(room.jid + "/") {
+            // Occupants of our room, as the room announces them (for the fan-out's expected receipts).
+            let nick = String(from.dropFirst(room.jid.count + 1))
+            if stanza.attribute("type") == "unavailable" { roomOccupants.remove(nick) }
+            else if stanza.attribute("type") != "error" { roomOccupants.insert(nick) }
+        }
         let reaction = AutoResponder.react(to: stanza)
         if let reply = reaction.reply {
             send(reply)
@@ -285,7 +291,8 @@ extension VirtualUserHandler {
         let corrected = now >= stamp.intendedNanos ? now - stamp.intendedNanos : service
         if type == "groupchat" {
             loop.recorder.recordLatency(loop.environment.metrics.mucMessage, correctedNanoseconds: corrected, serviceNanoseconds: service)
-            loop.recorder.increment(.groupchatReceived)
+            let from = message.attribute("from") ?? ""
+            loop.recorder.groupchatReceived(room: String(from.prefix { $0 != "/" }))
         } else {
             loop.recorder.recordLatency(loop.environment.metrics.message, correctedNanoseconds: corrected, serviceNanoseconds: service)
             loop.recorder.messageReceived(sender: stamp.sender, sequence: stamp.sequence,
@@ -317,7 +324,7 @@ extension VirtualUserHandler {
                                  intendedNanos: loop.environment.nanos(min(intended, now)))
         send(Stanza.message(to: to, type: type, body: body, extra: [stamp.element]))
         if type == "groupchat" {
-            loop.recorder.increment(.groupchatSent)
+            loop.recorder.groupchatSent(room: to, occupants: roomOccupants.count)
         } else {
             loop.recorder.messageSent(sender: stamp.sender, sequence: stamp.sequence, sentAt: stamp.sentNanos)
         }
@@ -441,6 +448,7 @@ extension VirtualUserHandler {
             guard let current = room else { return stepFailed(kind: "muc-not-joined") }
             send(Stanza.presence(to: "\(current.jid)/\(current.nick)", type: "unavailable"))
             room = nil
+            roomOccupants = []
             completeStep(measured: false)
         }
     }

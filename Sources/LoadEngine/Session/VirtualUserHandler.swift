@@ -68,6 +68,8 @@ final class VirtualUserHandler: ChannelInboundHandler, ByteCountSink {
     var requestCounter: UInt32 = 0
     var room: (jid: String, nick: String)?
     var mucJoinRetries = 0
+    /// Nicks in our room (only while in one).
+    var roomOccupants: Set<String> = []
     var stopRequested = false
 
     /// The closed-model user (or open-model arrival) this session serves, and its load phase.

@@ -54,6 +54,13 @@ public struct RunSummary: Codable, Sendable, Equatable {
         public var existed: UInt64
     }
 
+    public struct RoomSummary: Codable, Sendable, Equatable {
+        public var sent: UInt64
+        public var expected: UInt64
+        public var received: UInt64
+        public var completeness: Double
+    }
+
     public struct Bytes: Codable, Sendable, Equatable {
         public var sent: UInt64
         public var received: UInt64
@@ -84,6 +91,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var messages: Messages
     public var bytes: Bytes
     public var accounts: Accounts
+    /// Group chat fan-out per room (MUC profiles).
+    public var rooms: [String: RoomSummary]
     public var stanzas: [String: UInt64]
     public var errors: [String: UInt64]
     public var generator: Generator
@@ -92,7 +101,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
         case runID = "run_id", profile, startedAt = "started_at", endedAt = "ended_at"
         case durationSeconds = "duration_s", stopReason = "stop_reason", sessions
         case latencyMilliseconds = "latency_ms", serviceLatencyMilliseconds = "service_latency_ms"
-        case messages, bytes, accounts, stanzas, errors, generator
+        case messages, bytes, accounts, rooms, stanzas, errors, generator
     }
 
     /// Builds the summary from the run's accumulated snapshot and its intervals.
@@ -113,6 +122,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
                             lost: ledger.lost, duplicated: ledger.duplicated, reordered: ledger.reordered,
                             groupchatSent: total.counter(.groupchatSent), groupchatReceived: total.counter(.groupchatReceived))
         bytes = Bytes(sent: total.counter(.bytesSent), received: total.counter(.bytesReceived))
+        rooms = total.rooms.mapValues { RoomSummary(sent: $0.sent, expected: $0.expected, received: $0.received, completeness: $0.completeness) }
         accounts = Accounts(created: total.counter(.accountsCreated), existed: total.counter(.accountsExisted))
         var stanzas: [String: UInt64] = [:]
         for counter in Counter.allCases where counter.name.hasPrefix("stanzas_") || counter == .unexpectedStanzas

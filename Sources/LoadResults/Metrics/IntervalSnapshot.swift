@@ -22,12 +22,29 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
     public var health: GeneratorHealth?
     /// Message loss/duplication/order findings that became known in this interval.
     public var ledger: LedgerCounts
+    /// Group chat fan-out per room JID.
+    public var rooms: [String: RoomFanout] = [:]
     /// Message events for the ledger; not encoded.
     public var messageEvents = MessageEvents()
 
     enum CodingKeys: String, CodingKey {
         case start, end, counters, gauges, latency, serviceLatency = "service_latency", errors
-        case loopLag = "loop_lag", health, ledger
+        case loopLag = "loop_lag", health, ledger, rooms
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        start = try container.decode(Double.self, forKey: .start)
+        end = try container.decode(Double.self, forKey: .end)
+        counters = try container.decode([String: UInt64].self, forKey: .counters)
+        gauges = try container.decode([String: Int64].self, forKey: .gauges)
+        latency = try container.decode([String: LatencyHistogram].self, forKey: .latency)
+        serviceLatency = try container.decode([String: LatencyHistogram].self, forKey: .serviceLatency)
+        errors = try container.decode([String: UInt64].self, forKey: .errors)
+        loopLag = try container.decode(LatencyHistogram.self, forKey: .loopLag)
+        health = try container.decodeIfPresent(GeneratorHealth.self, forKey: .health)
+        ledger = try container.decode(LedgerCounts.self, forKey: .ledger)
+        rooms = try container.decodeIfPresent([String: RoomFanout].self, forKey: .rooms) ?? [:]
     }
 
     public init(start: Double = 0, end: Double = 0) {
@@ -78,13 +95,35 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
         for (name, histogram) in other.serviceLatency { serviceLatency[name, default: LatencyHistogram()].add(histogram) }
         loopLag.add(other.loopLag)
         ledger.add(other.ledger)
+        rooms.merge(other.rooms) { $0.adding($1) }
     }
 
     public static func == (lhs: IntervalSnapshot, rhs: IntervalSnapshot) -> Bool {
         lhs.start == rhs.start && lhs.end == rhs.end && lhs.counters == rhs.counters && lhs.gauges == rhs.gauges
             && lhs.latency == rhs.latency && lhs.serviceLatency == rhs.serviceLatency && lhs.errors == rhs.errors
-            && lhs.loopLag == rhs.loopLag && lhs.health == rhs.health && lhs.ledger == rhs.ledger
+            && lhs.loopLag == rhs.loopLag && lhs.health == rhs.health && lhs.ledger == rhs.ledger && lhs.rooms == rhs.rooms
     }
+}
+
+/// Group chat fan-out of one room: messages sent, receipts expected (each message × the occupants the
+/// sender saw in the room when sending, itself included) and receipts that arrived.
+public struct RoomFanout: Sendable, Equatable, Codable {
+    public var sent: UInt64 = 0
+    public var expected: UInt64 = 0
+    public var received: UInt64 = 0
+
+    public init(sent: UInt64 = 0, expected: UInt64 = 0, received: UInt64 = 0) {
+        self.sent = sent
+        self.expected = expected
+        self.received = received
+    }
+
+    public func adding(_ other: RoomFanout) -> RoomFanout {
+        RoomFanout(sent: sent + other.sent, expected: expected + other.expected, received: received + other.received)
+    }
+
+    /// Received receipts over expected ones (1 = every occupant got every message).
+    public var completeness: Double { expected == 0 ? 1 : Double(received) / Double(expected) }
 }
 
 /// Counts from the message ledger.

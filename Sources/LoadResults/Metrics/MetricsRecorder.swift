@@ -12,6 +12,7 @@ public struct MetricsRecorder {
     private var gauges: [String: Int64] = [:]
     private var loopLag = LatencyHistogram()
     private var events = MessageEvents()
+    private var rooms: [String: RoomFanout] = [:]
 
     public init(registry: MetricRegistry) {
         names = registry.names
@@ -35,6 +36,9 @@ public struct MetricsRecorder {
         counters[counter.rawValue] &+= amount
     }
 
+    /// A counter's value in the current interval.
+    public func count(_ counter: Counter) -> UInt64 { counters[counter.rawValue] }
+
     public mutating func recordError(kind: String) {
         errors[kind, default: 0] += 1
     }
@@ -57,6 +61,18 @@ public struct MetricsRecorder {
         events.received.append(.init(sender: sender, sequence: sequence, receiver: receiver))
     }
 
+    /// A groupchat message sent to `room` whose sender saw `occupants` occupants (itself included).
+    public mutating func groupchatSent(room: String, occupants: Int) {
+        counters[Counter.groupchatSent.rawValue] &+= 1
+        rooms[room, default: RoomFanout()].sent += 1
+        rooms[room, default: RoomFanout()].expected += UInt64(max(occupants, 0))
+    }
+
+    public mutating func groupchatReceived(room: String) {
+        counters[Counter.groupchatReceived.rawValue] &+= 1
+        rooms[room, default: RoomFanout()].received += 1
+    }
+
     /// The interval's data; the recorder starts the next interval empty (gauges persist).
     public mutating func takeSnapshot(start: Double, end: Double) -> IntervalSnapshot {
         var snapshot = IntervalSnapshot(start: start, end: end)
@@ -75,6 +91,8 @@ public struct MetricsRecorder {
         snapshot.gauges = gauges
         snapshot.loopLag = loopLag
         snapshot.messageEvents = events
+        snapshot.rooms = rooms
+        rooms = [:]
         counters = Array(repeating: 0, count: counters.count)
         errors = [:]
         loopLag.reset()

@@ -120,6 +120,13 @@ public enum HTMLReport {
             html += "<tr><td\(name.hasPrefix("login.") ? " class=\"sub\"" : "")>\(esc(name))</td><td>\(p.count)</td><td>\(TextReport.formatMs(p.p50))</td><td>\(TextReport.formatMs(p.p90))</td><td>\(TextReport.formatMs(p.p99))</td><td>\(TextReport.formatMs(p.p999))</td><td>\(TextReport.formatMs(p.max))</td><td>\(service)</td></tr>"
         }
         html += "</table>"
+        if !summary.rooms.isEmpty {
+            html += "<h2>Group chat fan-out per room</h2><table><tr><th>room</th><th>sent</th><th>receipts expected</th><th>received</th><th>complete</th></tr>"
+            for (room, fanout) in summary.rooms.sorted(by: { $0.value.completeness < $1.value.completeness }).prefix(50) {
+                html += "<tr><td>\(esc(room))</td><td>\(fanout.sent)</td><td>\(fanout.expected)</td><td>\(fanout.received)</td><td>\(String(format: "%.2f", fanout.completeness * 100)) %</td></tr>"
+            }
+            html += "</table>"
+        }
         if !summary.errors.isEmpty {
             html += "<h2>Errors</h2><table><tr><th>kind</th><th>count</th></tr>"
             for (kind, count) in summary.errors.sorted(by: { $0.value > $1.value }) { html += "<tr><td>\(esc(kind))</td><td>\(count)</td></tr>" }

@@ -30,6 +30,13 @@ public enum TextReport {
                  + pad(formatMs(p.p90), 11, right: true) + pad(formatMs(p.p99), 11, right: true)
                  + pad(formatMs(p.p999), 11, right: true) + pad(formatMs(p.max), 11, right: true) + "   " + service)
         }
+        if !summary.rooms.isEmpty {
+            let fanout = summary.rooms.values
+            let expected = fanout.reduce(0) { $0 + $1.expected }, received = fanout.reduce(0) { $0 + $1.received }
+            let worst = summary.rooms.min { $0.value.completeness < $1.value.completeness }!
+            line()
+            line("group chat \(summary.rooms.count) rooms: receipts \(received) of \(expected) expected (\(String(format: "%.2f", expected == 0 ? 100 : Double(received) / Double(expected) * 100)) %); least complete \(worst.key) \(String(format: "%.2f", worst.value.completeness * 100)) %")
+        }
         if !summary.errors.isEmpty {
             line()
             line("errors")
