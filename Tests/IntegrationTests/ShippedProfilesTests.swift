@@ -32,8 +32,9 @@ import Testing
                     #expect(summary.messages.sent > 0 && summary.messages.received > 0, "\(name): \(summary.messages)")
                 case "muc":
                     #expect(summary.latencyMilliseconds["muc.join"]?.count == 20, "muc: \(summary.latencyMilliseconds.keys)")
-                    // 12 s of load is enough to join and (after 10 s) start sending; every receipt arrives.
-                    #expect(!summary.rooms.isEmpty && summary.rooms.values.allSatisfy { $0.completeness == 1 }, "muc: \(summary.rooms)")
+                    // 12 s of load is enough to join and (after 10 s) start sending; receipts arrive (a groupchat in
+                    // flight when the stop logs its receivers out is a true miss, hence not exactly 1).
+                    #expect(!summary.rooms.isEmpty && summary.rooms.values.allSatisfy { $0.completeness >= 0.95 }, "muc: \(summary.rooms)")
                 case "idle-soak":
                     #expect(summary.latencyMilliseconds["roster.get"]?.count ?? 0 >= 20)
                 default:
