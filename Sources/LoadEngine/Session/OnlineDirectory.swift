@@ -1,6 +1,7 @@
 import Atomics
 
-/// Which accounts of the run are claimed by a session and which are online (logged in and present),
+/// Which accounts of the run are claimed by a session and which are online (their presence is
+/// available, so the server routes messages to them),
 /// shared by every event loop without locks.
 ///
 /// Two bits per account slot (`0 ..< capacity`, the position of the account in the run's range), kept
@@ -12,7 +13,6 @@ final class OnlineDirectory: Sendable {
     let capacity: Int
     private let claimed: [ManagedAtomic<UInt64>]
     private let online: [ManagedAtomic<UInt64>]
-    private let onlineCounter = ManagedAtomic<Int>(0)
 
     init(capacity: Int) {
         precondition(capacity > 0, "a run has at least one account")
@@ -21,9 +21,6 @@ final class OnlineDirectory: Sendable {
         claimed = (0..<words).map { _ in ManagedAtomic<UInt64>(0) }
         online = (0..<words).map { _ in ManagedAtomic<UInt64>(0) }
     }
-
-    /// Number of accounts online now.
-    var onlineCount: Int { onlineCounter.load(ordering: .relaxed) }
 
     /// Claims `slot` for a new session; false when another session holds it.
     func claim(_ slot: Int) -> Bool {
@@ -52,11 +49,9 @@ final class OnlineDirectory: Sendable {
     func setOnline(_ slot: Int, _ isOnline: Bool) {
         let (word, bit) = Self.position(slot)
         if isOnline {
-            let previous = online[word].loadThenBitwiseOr(with: bit, ordering: .acquiringAndReleasing)
-            if previous & bit == 0 { onlineCounter.wrappingIncrement(ordering: .relaxed) }
+            online[word].loadThenBitwiseOr(with: bit, ordering: .acquiringAndReleasing)
         } else {
-            let previous = online[word].loadThenBitwiseAnd(with: ~bit, ordering: .acquiringAndReleasing)
-            if previous & bit != 0 { onlineCounter.wrappingDecrement(ordering: .relaxed) }
+            online[word].loadThenBitwiseAnd(with: ~bit, ordering: .acquiringAndReleasing)
         }
     }
 
