@@ -129,7 +129,6 @@ final class ArrivalDriver {
         context.recorder.increment(.sessionsStarted)
         handler.armLoginTimeout()
 
-        let counter = WireByteCounter(sink: handler)
         let bound = NIOLoopBound(handler, eventLoop: context.eventLoop)
         ClientBootstrap(group: context.eventLoop)
             .connectTimeout(TimeAmount(configuration.connectTimeout))
@@ -137,7 +136,7 @@ final class ArrivalDriver {
             .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
             .channelInitializer { channel in
                 do {
-                    try channel.pipeline.syncOperations.addHandlers([counter, bound.value])
+                    try channel.pipeline.syncOperations.addHandlers([WireByteCounter(sink: bound.value), bound.value])
                     return channel.eventLoop.makeSucceededVoidFuture()
                 } catch {
                     return channel.eventLoop.makeFailedFuture(error)
@@ -156,12 +155,13 @@ final class ArrivalDriver {
             // A closed-model user runs its profile again; after a failure, wait a second first.
             let userIndex = session.userIndex
             let phase = session.phase
+            let previousSlot = session.identity.slot
             let delay: TimeAmount = failed ? .seconds(1) : .zero
             let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
             context.eventLoop.scheduleTask(in: delay) {
                 let driver = bound.value
                 guard !driver.stopped, !driver.context.isStopping else { return driver.checkIdle() }
-                guard let slot = driver.context.environment.directory.claimFree(startingAt: session.identity.slot) else {
+                guard let slot = driver.context.environment.directory.claimFree(startingAt: previousSlot) else {
                     driver.context.recorder.increment(.droppedArrivals)
                     return driver.checkIdle()
                 }

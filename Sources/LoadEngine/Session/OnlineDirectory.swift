@@ -42,16 +42,16 @@ final class OnlineDirectory: Sendable {
     func release(_ slot: Int) {
         setOnline(slot, false)
         let (word, bit) = Self.position(slot)
-        claimed[word].loadThenBitwiseAnd(with: ~bit, ordering: .acquiringAndReleasing)
+        _ = claimed[word].loadThenBitwiseAnd(with: ~bit, ordering: .acquiringAndReleasing)
     }
 
     /// Marks `slot` online (able to receive messages) or not.
     func setOnline(_ slot: Int, _ isOnline: Bool) {
         let (word, bit) = Self.position(slot)
         if isOnline {
-            online[word].loadThenBitwiseOr(with: bit, ordering: .acquiringAndReleasing)
+            _ = online[word].loadThenBitwiseOr(with: bit, ordering: .acquiringAndReleasing)
         } else {
-            online[word].loadThenBitwiseAnd(with: ~bit, ordering: .acquiringAndReleasing)
+            _ = online[word].loadThenBitwiseAnd(with: ~bit, ordering: .acquiringAndReleasing)
         }
     }
 
