@@ -62,13 +62,32 @@ public struct LoadPhase: Sendable, Equatable {
         self.endsWhenIdle = open
     }
 
-    public var summary: String {
+    public var summary: String { "\(name): \(loadText)" }
+
+    /// The summary without the name: `100 users, ramp 10s, 1m`, `5/s for 30s`, `5/s→100/s over 2m`.
+    var loadText: String {
         let length = DurationText.format(duration)
         switch model {
-        case .closed(let users, let ramp): return "\(name): \(users) users, ramp \(DurationText.format(ramp))" + (endsWhenIdle ? "" : ", \(length)")
-        case .rampingUsers(let from, let to): return "\(name): users \(from)→\(to) over \(length)"
-        case .openConstant(let rate): return "\(name): \(rate)/s for \(length)"
-        case .openRamping(let from, let to): return "\(name): \(from)/s→\(to)/s over \(length)"
+        case .closed(let users, let ramp): return "\(users) users, ramp \(DurationText.format(ramp))" + (endsWhenIdle ? "" : ", \(length)")
+        case .rampingUsers(let from, let to): return "users \(from)→\(to) over \(length)"
+        case .openConstant, .openRamping: return Self.rateText(model) + (isRamp ? " over " : " for ") + length
+        }
+    }
+
+    private var isRamp: Bool {
+        if case .openRamping = model { return true }
+        return false
+    }
+
+    /// `5/s`, `0.5/s` or `5/s→100/s`: an open model's rate as people write it; "" for closed models.
+    static func rateText(_ model: LoadModel) -> String {
+        func number(_ value: Double) -> String {
+            value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        }
+        switch model {
+        case .openConstant(let rate): return "\(number(rate))/s"
+        case .openRamping(let from, let to): return "\(number(from))/s→\(number(to))/s"
+        case .closed, .rampingUsers: return ""
         }
     }
 }
@@ -83,4 +102,12 @@ public enum LoadModel: Sendable, Equatable {
     case openConstant(rate: Double)
     /// Open: the arrival rate changes linearly from `from` to `to` over the phase.
     case openRamping(from: Double, to: Double)
+
+    /// True for the open models (arrivals at a rate, whatever the sessions do); false for the closed ones.
+    public var isOpen: Bool {
+        switch self {
+        case .openConstant, .openRamping: return true
+        case .closed, .rampingUsers: return false
+        }
+    }
 }
