@@ -23,7 +23,7 @@ struct ProfileDecoder {
                              "muc_join", "muc_send", "muc_nick", "muc_leave", "ping", "disco_info", "version", "vcard",
                              "raw", "wait", "think", "repeat", "choose"]
     static let actionsWithoutLogin: Set<String> = ["login", "think", "repeat", "choose"]
-    static let bareActions = ["login", "logout", "stay_online", "muc_leave", "ping", "disco_info", "version", "vcard"]
+    static let bareActions = ["login", "logout", "stay_online", "muc_leave", "ping", "disco_info", "version", "vcard", "wait"]
 
     init(file: String) { self.file = file }
 
