@@ -99,6 +99,65 @@ import Testing
         #expect(seen.allSatisfy { $0 == 1 }, "every arrival in exactly one segment")
     }
 
+    struct RampRow: Sendable, CustomTestStringConvertible {
+        let from: Double
+        let to: Double
+        let seconds: Int64
+        var testDescription: String { "\(from)/s→\(to)/s over \(seconds)s" }
+    }
+
+    /// Arrival k of a linear ramp is where the integral of the rate reaches k (within the nanosecond
+    /// rounding), inside the phase, in order; and there are ⌊C(D)⌋ of them.
+    @Test(arguments: [
+        RampRow(from: 0, to: 10, seconds: 10), RampRow(from: 10, to: 0, seconds: 10), RampRow(from: 3, to: 3, seconds: 7),
+        RampRow(from: 0.5, to: 250, seconds: 60), RampRow(from: 100, to: 1, seconds: 30), RampRow(from: 0, to: 0.5, seconds: 20),
+    ])
+    func rampArrivalsInvertTheIntegralOfTheRate(_ row: RampRow) {
+        let duration = Double(row.seconds)
+        let phase = LoadPhase(name: "r", model: .openRamping(from: row.from, to: row.to), duration: .seconds(row.seconds))
+        let schedule = ArrivalSchedule(plan: LoadPlan(phases: [phase]))
+        func integral(_ t: Double) -> Double { row.from * t + (row.to - row.from) * t * t / (2 * duration) }
+        #expect(schedule.totalArrivals == Int((integral(duration) + 1e-9).rounded(.down)))
+        var previous = -1.0
+        for k in 0..<schedule.totalArrivals {
+            let t = schedule.arrival(k)!.offset.seconds
+            #expect(t >= previous && t <= duration)
+            #expect(abs(integral(t) - Double(k)) < 1e-3, "arrival \(k) at \(t) s")
+            previous = t
+        }
+        #expect(schedule.arrival(schedule.totalArrivals) == nil)
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 7, 50])
+    func segmentsSharePhasesWithinOneArrival(count: Int) {
+        let plan = LoadPlan(phases: [
+            LoadPhase(name: "a", model: .openConstant(rate: 3.3), duration: .seconds(10)),
+            LoadPhase(name: "b", model: .closed(users: 17, ramp: .seconds(4)), duration: .seconds(10)),
+            LoadPhase(name: "c", model: .openRamping(from: 1, to: 9), duration: .seconds(10)),
+            LoadPhase(name: "d", model: .rampingUsers(from: 2, to: 5), duration: .seconds(10)),
+        ])
+        let schedule = ArrivalSchedule(plan: plan)
+        for phase in plan.phases.indices {
+            let shares = (0..<count).map { schedule.arrivals(inPhase: phase, segment: Segment(index: $0, count: count)) }
+            #expect(shares.reduce(0, +) == schedule.counts[phase])
+            #expect(shares.max()! - shares.min()! <= 1)
+            // The counts agree with the striping itself.
+            let first = schedule.firstArrival(ofPhase: phase)
+            for (index, share) in shares.enumerated() {
+                let segment = Segment(index: index, count: count)
+                #expect(share == (first..<(first + schedule.counts[phase])).filter(segment.contains).count)
+            }
+        }
+    }
+
+    @Test(arguments: [(1...10, 3), (1...2000, 7), (5...5, 1), (1...3, 5), (100...199, 100)])
+    func segmentsSplitAccountsIntoDisjointBlocks(accounts: ClosedRange<Int>, count: Int) {
+        let blocks = (0..<count).compactMap { Segment(index: $0, count: count).share(of: accounts) }
+        #expect(blocks.flatMap { Array($0) } == Array(accounts), "disjoint, in order, covering every account")
+        let sizes = blocks.map(\.count)
+        #expect(sizes.max()! - sizes.min()! <= 1)
+    }
+
     @Test func segmentParsing() {
         #expect(Segment(parsing: "2/4") == Segment(index: 2, count: 4))
         #expect(Segment(parsing: "4/4") == nil)

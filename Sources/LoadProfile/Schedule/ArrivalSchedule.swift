@@ -56,6 +56,15 @@ public struct ArrivalSchedule: Sendable {
 
     public func phaseStart(_ phase: Int) -> Duration { phaseStarts[phase] }
 
+    /// The global index of a phase's first arrival.
+    public func firstArrival(ofPhase phase: Int) -> Int { firstIndex[phase] }
+
+    /// How many of a phase's arrivals fall in `segment` (they differ by at most one between segments,
+    /// and add up to `counts[phase]` over all segments of the same count).
+    public func arrivals(inPhase phase: Int, segment: Segment) -> Int {
+        segment.arrivals(before: firstIndex[phase] + counts[phase]) - segment.arrivals(before: firstIndex[phase])
+    }
+
     /// When a phase ends (its closed users stop repeating then).
     public func phaseEnd(_ phase: Int) -> Duration {
         let end = phaseStarts[phase] + plan.phases[phase].duration
@@ -122,34 +131,4 @@ public struct ArrivalSchedule: Sendable {
             return .nanoseconds(Int64(min(max(t, 0), seconds) * 1e9))
         }
     }
-}
-
-/// This generator's share of the arrivals: `--segment i/N` takes every arrival n with n % N == i, so N
-/// generators started with segments 0/N … (N−1)/N together run the plan exactly once, with no
-/// coordinator.
-public struct Segment: Sendable, Equatable, CustomStringConvertible {
-    public let index: Int
-    public let count: Int
-
-    public init(index: Int, count: Int) {
-        precondition(count > 0 && index >= 0 && index < count, "segment index must be in 0..<count")
-        self.index = index
-        self.count = count
-    }
-
-    public static let whole = Segment(index: 0, count: 1)
-
-    /// Parses `i/N`.
-    public init?(parsing text: String) {
-        let parts = text.split(separator: "/")
-        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count > 0, index >= 0, index < count else { return nil }
-        self.init(index: index, count: count)
-    }
-
-    public func contains(_ arrival: Int) -> Bool { arrival % count == index }
-
-    /// The global arrival index of this segment's `k`-th arrival.
-    public func globalIndex(_ k: Int) -> Int { k * count + index }
-
-    public var description: String { "\(index)/\(count)" }
 }
