@@ -20,8 +20,13 @@ struct PlanCommand: ParsableCommand {
     @Option(help: "Closed model: virtual users.") var sessions: Int?
     @Option(help: "Closed model: ramp duration.") var ramp: String?
     @Option(help: "Open model: sessions per second.") var rate: Double?
-    @Option(help: "Load duration.") var duration: String?
+    @Option(help: "Load duration; with the profile's own load, its cap.") var duration: String?
+    @Option(help: "Seed for think times, choices and targets.") var seed: UInt64?
     @Option(help: "Rows in the time table.") var rows: Int = 12
+
+    func validate() throws {
+        guard (2...1000).contains(rows) else { throw ValidationError("--rows must be between 2 and 1000") }
+    }
 
     func run() throws {
         let definition: RunDefinition
@@ -29,23 +34,12 @@ struct PlanCommand: ParsableCommand {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             throw ExitCode(ExitStatus.usage.rawValue)
         }
-        let durationValue = try duration.map { try Self.parse($0, "--duration") }
         let plan: LoadPlan
-        if let sessions {
-            plan = .closed(sessions: sessions, ramp: try ramp.map { try Self.parse($0, "--ramp") } ?? .zero, duration: durationValue)
-        } else if let rate {
-            guard let durationValue else { throw ValidationError("--rate needs --duration") }
-            plan = .open(rate: rate, duration: durationValue)
-        } else if let profilePlan = definition.plan {
-            plan = profilePlan
-        } else {
-            throw ValidationError("the profile has no `load:` section: give --sessions or --rate")
+        do {
+            plan = try LoadFlags(sessions: sessions, ramp: ramp, rate: rate, duration: duration, seed: seed).plan(over: definition.plan)
+        } catch {
+            throw ValidationError(error.description)
         }
         Console.print(PlanReport.render(definition: definition, plan: plan, rows: rows), terminator: "")
-    }
-
-    static func parse(_ text: String, _ flag: String) throws -> Duration {
-        guard let value = DurationText.parse(text) else { throw ValidationError("\(flag): '\(text)' is not a duration") }
-        return value
     }
 }

@@ -30,7 +30,7 @@ extension ProfileDecoder {
         checkKeys(map, allowed: ["name", "users", "ramp", "rate", "duration", "max_sessions"], "a load phase")
         let name = map["name"].flatMap { string($0, "phase name") } ?? "phase\(index + 1)"
         let duration = map["duration"].flatMap { self.duration($0, "phase duration") }
-        let maxSessions = map["max_sessions"].flatMap { int($0, "max_sessions") }
+        let maxSessions = map["max_sessions"].flatMap { int($0, "max_sessions", maximum: Self.maximumUsers) }
         var model: LoadModel?
         switch (map["users"], map["rate"]) {
         case (.some, .some):
@@ -42,8 +42,8 @@ extension ProfileDecoder {
         case (.some(let users), nil):
             if case .mapping(let range) = users {
                 checkKeys(range, allowed: ["from", "to"], "users")
-                guard let from = range["from"].flatMap({ int($0, "users.from", minimum: 0) }),
-                      let to = range["to"].flatMap({ int($0, "users.to", minimum: 1) }) else {
+                guard let from = range["from"].flatMap({ int($0, "users.from", minimum: 0, maximum: Self.maximumUsers) }),
+                      let to = range["to"].flatMap({ int($0, "users.to", minimum: 1, maximum: Self.maximumUsers) }) else {
                     if range["from"] == nil || range["to"] == nil { problem(users, "users needs from and to") }
                     return nil
                 }
@@ -51,7 +51,7 @@ extension ProfileDecoder {
                 if duration == nil { problem(node, "a ramping-users phase needs 'duration'") }
                 if map["ramp"] != nil { problem(map["ramp"], "'ramp' is for a fixed number of users; a from/to phase ramps over its duration") }
                 model = .rampingUsers(from: from, to: to)
-            } else if let count = int(users, "users") {
+            } else if let count = int(users, "users", maximum: Self.maximumUsers) {
                 let ramp = map["ramp"].flatMap { self.duration($0, "ramp", allowZero: true) } ?? .zero
                 if let duration, ramp > duration { problem(map["ramp"], "ramp is longer than the phase", hint: "make duration at least \(DurationText.format(ramp))") }
                 model = .closed(users: count, ramp: ramp)
@@ -60,13 +60,13 @@ extension ProfileDecoder {
             if map["ramp"] != nil { problem(map["ramp"], "'ramp' is for closed phases; an open phase ramps with rate: {from, to}") }
             if case .mapping(let range) = rate {
                 checkKeys(range, allowed: ["from", "to"], "rate")
-                let from = range["from"].flatMap { number($0, "rate.from") }
-                let to = range["to"].flatMap { number($0, "rate.to") }
+                let from = range["from"].flatMap { number($0, "rate.from", maximum: Self.maximumRate) }
+                let to = range["to"].flatMap { number($0, "rate.to", maximum: Self.maximumRate) }
                 if range["from"] == nil || range["to"] == nil { problem(rate, "rate needs from and to") }
                 if let from, let to {
                     if from == 0 && to == 0 { problem(rate, "a rate from 0 to 0 starts nothing") } else { model = .openRamping(from: from, to: to) }
                 }
-            } else if let value = number(rate, "rate", minimum: 0, exclusive: true) {
+            } else if let value = number(rate, "rate", minimum: 0, exclusive: true, maximum: Self.maximumRate) {
                 model = .openConstant(rate: value)
             }
             if duration == nil { problem(node, "an open phase needs 'duration'") }

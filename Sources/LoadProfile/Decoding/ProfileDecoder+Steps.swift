@@ -185,7 +185,7 @@ extension ProfileDecoder {
             guard let value, let map = mapping(value, "muc_send") else { problem(node, "muc_send needs settings"); return nil }
             checkKeys(map, allowed: ["body", "body_size", "count", "interval"], "muc_send")
             let body = decodeBody(map, value)
-            let count = map["count"].flatMap { int($0, "muc_send.count") } ?? 1
+            let count = map["count"].flatMap { int($0, "muc_send.count", maximum: Self.maximumCount) } ?? 1
             let interval = map["interval"].flatMap { decodeThink($0) }
             return body.map { (.muc(.send(body: $0, count: count, interval: interval)), "muc.send") }
         case "muc_nick":
@@ -228,7 +228,7 @@ extension ProfileDecoder {
         if given.count != 1 {
             problem(value, "repeat needs exactly one of count, duration, forever", hint: given.isEmpty ? "e.g. count: 10" : "found \(given.joined(separator: " and "))")
         } else if let node = map["count"] {
-            count = int(node, "repeat.count").map { .times($0) }
+            count = int(node, "repeat.count", maximum: Self.maximumCount).map { .times($0) }
         } else if let node = map["duration"] {
             count = duration(node, "repeat.duration").map { .duration($0) }
         } else if let node = map["forever"], let flag = bool(node, "repeat.forever") {
@@ -294,7 +294,7 @@ extension ProfileDecoder {
         checkKeys(map, allowed: ["show", "status", "priority", "to", "type"], "presence")
         let show = map["show"].flatMap { oneOf($0, "presence.show", ["away", "chat", "dnd", "xa"]) }
         let status = map["status"].flatMap { template($0, "presence.status") }
-        let priority = map["priority"].flatMap { int($0, "presence.priority", minimum: -128) }
+        let priority = map["priority"].flatMap { int($0, "presence.priority", minimum: -128, maximum: 127) }
         let type = map["type"].flatMap { oneOf($0, "presence.type", ["unavailable", "probe", "subscribe", "subscribed", "unsubscribe", "unsubscribed"]) }
         if let toNode = map["to"] {
             guard let to = template(toNode, "presence.to") else { return nil }
@@ -351,7 +351,7 @@ extension ProfileDecoder {
         case (.some(let bodyNode), nil):
             return template(bodyNode, "body").map { .literal($0) }
         case (nil, .some(let sizeNode)):
-            return int(sizeNode, "body_size").map { .size($0) }
+            return int(sizeNode, "body_size", maximum: Self.maximumBodySize).map { .size($0) }
         case (nil, nil):
             return .size(64)
         }
@@ -382,7 +382,7 @@ extension ProfileDecoder {
             type = MessageType(rawValue: text)!
             if type == .groupchat { problem(typeNode, "groupchat messages go to a room", hint: "use a muc_send step") }
         }
-        let count = map["count"].flatMap { int($0, "message.count") } ?? 1
+        let count = map["count"].flatMap { int($0, "message.count", maximum: Self.maximumCount) } ?? 1
         let interval = map["interval"].flatMap { decodeThink($0) }
         guard let body else { return nil }
         return MessageAction(to: target, body: body, type: type, count: count, interval: interval)

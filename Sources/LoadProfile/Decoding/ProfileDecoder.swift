@@ -25,6 +25,13 @@ struct ProfileDecoder {
     static let actionsWithoutLogin: Set<String> = ["login", "think", "repeat", "choose"]
     static let bareActions = ["login", "logout", "stay_online", "muc_leave", "ping", "disco_info", "version", "vcard", "wait"]
 
+    /// Upper bounds that keep every computed value (arrival counts, offsets, bodies) far from overflow
+    /// and from what any server or generator fleet could take.
+    static let maximumUsers = 100_000_000
+    static let maximumRate = 1_000_000.0
+    static let maximumCount = 1_000_000
+    static let maximumBodySize = 1_048_576
+
     init(file: String) { self.file = file }
 
     // MARK: - Problems and locations
@@ -107,7 +114,7 @@ struct ProfileDecoder {
         return scalar.string
     }
 
-    mutating func int(_ node: Node, _ what: String, minimum: Int = 1) -> Int? {
+    mutating func int(_ node: Node, _ what: String, minimum: Int = 1, maximum: Int = .max) -> Int? {
         guard let text = string(node, what) else { return nil }
         guard let value = Int(text) else {
             problem(node, "\(what) must be a whole number, got '\(text)'")
@@ -117,10 +124,15 @@ struct ProfileDecoder {
             problem(node, "\(what) must be at least \(minimum), got \(value)")
             return nil
         }
+        guard value <= maximum else {
+            problem(node, "\(what) must be at most \(maximum), got \(value)")
+            return nil
+        }
         return value
     }
 
-    mutating func number(_ node: Node, _ what: String, minimum: Double = 0, exclusive: Bool = false) -> Double? {
+    mutating func number(_ node: Node, _ what: String, minimum: Double = 0, exclusive: Bool = false,
+                         maximum: Double = .greatestFiniteMagnitude) -> Double? {
         guard let text = string(node, what) else { return nil }
         guard let value = Double(text), value.isFinite else {
             problem(node, "\(what) must be a number, got '\(text)'")
@@ -129,6 +141,10 @@ struct ProfileDecoder {
         if value < minimum || (exclusive && value == minimum) {
             problem(node, "\(what) must be \(exclusive ? "greater than" : "at least") \(Self.format(minimum)), got \(Self.format(value))",
                     hint: value < 0 ? "negative values make no sense here" : nil)
+            return nil
+        }
+        if value > maximum {
+            problem(node, "\(what) must be at most \(Self.format(maximum)), got \(Self.format(value))")
             return nil
         }
         return value
@@ -307,7 +323,7 @@ struct ProfileDecoder {
     }
 
     static func format(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }
 

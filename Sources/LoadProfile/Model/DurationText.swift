@@ -1,11 +1,15 @@
 /// Parses durations as people write them: `500ms`, `90s`, `2m`, `1h30m`, `1.5s`, or a plain number of
-/// seconds. Units: ms, s, m, h, d. Returns nil for anything else (including negative values).
+/// seconds. Units: ms, s, m, h, d. Returns nil for anything else (including negative values and more
+/// than `maximumSeconds`).
 public enum DurationText {
+    /// The longest duration accepted: 100 years (a `Duration` in whole nanoseconds holds ~292 years).
+    public static let maximumSeconds = 100.0 * 365 * 86400
+
     public static func parse(_ text: String) -> Duration? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
         if let seconds = Double(trimmed) {
-            return seconds >= 0 && seconds.isFinite ? .nanoseconds(Int64(seconds * 1e9)) : nil
+            return seconds >= 0 && seconds <= maximumSeconds ? .nanoseconds(Int64(seconds * 1e9)) : nil
         }
         var total = 0.0
         var number = ""
@@ -37,7 +41,7 @@ public enum DurationText {
             number = ""
             sawUnit = true
         }
-        guard sawUnit, number.isEmpty else { return nil }
+        guard sawUnit, number.isEmpty, total <= maximumSeconds else { return nil }
         return .nanoseconds(Int64(total * 1e9))
     }
 

@@ -102,9 +102,16 @@ public struct ArrivalSchedule: Sendable {
         switch phase.model {
         case .closed(let users, _): return max(users, 0)
         case .rampingUsers(let from, let to): return max(from, to, 0)
-        case .openConstant(let rate): return rate > 0 ? Int((rate * seconds + 1e-9).rounded(.down)) : 0
-        case .openRamping(let from, let to): return Int((max(0, (from + to) / 2 * seconds) + 1e-9).rounded(.down))
+        case .openConstant(let rate): return rate > 0 ? wholeArrivals(rate * seconds) : 0
+        case .openRamping(let from, let to): return wholeArrivals((from + to) / 2 * seconds)
         }
+    }
+
+    /// ⌊expected⌋ (with a little slack for rounding), clamped to 0 ... 10¹⁵ so that absurd rates from
+    /// the command line cannot trap the conversion.
+    static func wholeArrivals(_ expected: Double) -> Int {
+        guard expected.isFinite, expected > 0 else { return 0 }
+        return Int(min((expected + 1e-9).rounded(.down), 1e15))
     }
 
     static func localOffset(_ phase: LoadPhase, _ k: Int) -> Duration {
