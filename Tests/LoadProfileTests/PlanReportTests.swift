@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import LoadProfile
 
@@ -75,5 +76,41 @@ import Testing
     @Test(arguments: [(0, 10, ""), (10, 10, String(repeating: "█", count: 30)), (1, 16, "█▉"), (5, 10, String(repeating: "█", count: 15))])
     func bars(value: Int, peak: Int, expected: String) {
         #expect(PlanReport.bar(value, of: peak, width: 30) == expected)
+    }
+}
+
+/// The examples in docs/PROFILES.md stay true: its profile loads and its `plan` output is what
+/// `PlanReport` prints.
+@Suite struct ProfilesDocumentTests {
+    static let root: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url
+    }()
+
+    static func document() throws -> String {
+        try String(contentsOf: root.appendingPathComponent("docs/PROFILES.md"), encoding: .utf8)
+    }
+
+    /// The fenced blocks that follow `opening` (e.g. "```yaml").
+    static func blocks(after opening: String, in text: String) -> [String] {
+        text.components(separatedBy: opening + "\n").dropFirst().compactMap { $0.components(separatedBy: "```").first }
+    }
+
+    @Test func theExampleProfileLoads() throws {
+        let examples = Self.blocks(after: "```yaml", in: try Self.document()).filter { $0.contains("steps:") }
+        #expect(!examples.isEmpty)
+        for example in examples {
+            let definition = try ProfileLoader.load(yaml: example, file: "PROFILES.md")
+            #expect(definition.plan != nil)
+        }
+    }
+
+    @Test func thePlanExampleIsWhatPlanPrints() throws {
+        let command = "$ xmppload plan profiles/compare.yaml --rows 6\n"
+        let block = try #require(Self.blocks(after: "```", in: try Self.document()).first { $0.hasPrefix(command) })
+        let definition = try ProfileLoader.load(path: Self.root.appendingPathComponent("profiles/compare.yaml").path)
+        let printed = PlanReport.render(definition: definition, plan: try #require(definition.plan), rows: 6)
+        #expect(command + printed == block)
     }
 }
