@@ -41,3 +41,14 @@ import Testing
         #expect((0..<10).map { _ in a.next() } != (0..<10).map { _ in b.next() })
     }
 }
+
+extension ThinkTimeTests {
+    /// The exponential tail of a 100-year mean (the longest duration a profile accepts) stays a valid
+    /// Duration instead of trapping.
+    @Test func exponentialTailOfTheLongestMeanDoesNotOverflow() {
+        let think = ThinkTime.exponential(mean: .seconds(Int64(DurationText.maximumSeconds)), max: nil)
+        var generator = SeededGenerator(seed: 7, stream: 0)
+        let samples = (0..<10_000).map { _ in think.sample(using: &generator) }
+        #expect(samples.allSatisfy { $0 >= .zero })
+    }
+}

@@ -76,6 +76,7 @@ public struct Template: Sendable, Equatable, CustomStringConvertible {
     public func render(_ lookup: (String) -> String?) -> String {
         if parts.count == 1, case .literal(let text) = parts[0] { return text }
         var result = ""
+        result.reserveCapacity(source.utf8.count + 16)
         for part in parts {
             switch part {
             case .literal(let text):

@@ -21,7 +21,8 @@ public enum ThinkTime: Sendable, Equatable {
             let u = Double.random(in: 0..<1, using: &generator)
             var nanos = -Double(mean.nanoseconds) * log1p(-u)
             if let cap { nanos = min(nanos, Double(cap.nanoseconds)) }
-            return .nanoseconds(Int64(nanos))
+            // The tail reaches ~37 means; keep a long mean's rare sample inside Int64 nanoseconds.
+            return .nanoseconds(Int64(min(nanos, 9.0e18)))
         }
     }
 
