@@ -226,7 +226,13 @@ struct ProfileDecoder {
                 if Self.engineVariables.contains(keyText) {
                     problem(key, "'\(keyText)' is set by xmppload for every session and cannot be redefined")
                 }
-                if let text = string(value, "variable '\(keyText)'") { variables[keyText] = text }
+                if let text = string(value, "variable '\(keyText)'") {
+                    if text.contains("${") {
+                        problem(value, "variable '\(keyText)' is plain text: '${…}' is not expanded inside a variable",
+                                hint: "write the template where the variable is used instead")
+                    }
+                    variables[keyText] = text
+                }
             }
         }
         var login = LoginOptions()
