@@ -93,6 +93,8 @@ import XMPPCore
         try harness.replay(Transcript(named: "prosody-0.12-login-plain"))
         // After the server's </stream:stream> the session ends cleanly.
         if case .ended = harness.handler.stage {} else { Issue.record("session did not end: \(harness.handler.stage)") }
+        // The login, step and logout timeouts armed on the way are stale now: they must not fire.
+        harness.loop.advanceTime(by: .seconds(120))
         let snapshot = harness.snapshot()
         #expect(snapshot.counter(.sessionsLoggedIn) == 1)
         #expect(snapshot.counter(.sessionsCompleted) == 1)

@@ -162,6 +162,7 @@ public final class LoadRun: Sendable {
             }
             if phase == .done { break }
         }
+        await Self.onEveryLoop(loops, drivers, contexts) { _, context in context.timeouts.cancelAll() }
 
         await metricsServer?.close()
         let ledger = collector.finishLedger()

@@ -14,6 +14,8 @@ final class LoopContext {
     let parser = StanzaParser()
     let keyCache = SCRAMKeyCache()
     var recorder: MetricsRecorder
+    /// Login, step and logout timeouts of this loop's sessions.
+    let timeouts: SessionTimeouts
     /// Live sessions on this loop, by serial number.
     private(set) var sessions: [Int: VirtualUserHandler] = [:]
     /// Sessions connecting or logging in / logged in, for the gauges.
@@ -29,6 +31,10 @@ final class LoopContext {
         self.environment = environment
         self.loopIndex = loopIndex
         self.recorder = MetricsRecorder(registry: environment.registry)
+        self.timeouts = SessionTimeouts(eventLoop: eventLoop)
+        timeouts.onExpire = { [unowned self] token in
+            self.sessions[token.serial]?.timeoutExpired(generation: token.generation)
+        }
     }
 
     var liveSessionCount: Int { sessions.count }

@@ -122,9 +122,7 @@ extension VirtualUserHandler {
     }
 
     private func scheduleStepTimeout(_ duration: Duration, _ instruction: SessionScript.Instruction) {
-        scheduleTimeout(after: TimeAmount(duration)) { handler in
-            handler.stepFailed(kind: "timeout-\(instruction.name)")
-        }
+        scheduleTimeout(after: TimeAmount(duration), .step(name: instruction.name))
     }
 
     /// The current step finished well: record it (when it waited for an answer), advance, go on.

@@ -62,7 +62,10 @@ final class VirtualUserHandler: ChannelInboundHandler, ByteCountSink {
     var loops: [LoopFrame] = []
     var waiting: Waiting = .nothing
     var stepTimer: Scheduled<Void>?
-    var timeout: Scheduled<Void>?
+    /// What happens when the armed timeout comes due (nil: none armed). See `SessionTimeouts`.
+    var timeout: TimeoutAction?
+    /// Bumped on every arm and cancel, so a stale entry in the loop's timeout heap is ignored.
+    private var timeoutGeneration: UInt32 = 0
     var rng: SeededGenerator
     var messageSequence: UInt32 = 0
     var requestCounter: UInt32 = 0
@@ -372,10 +375,7 @@ final class VirtualUserHandler: ChannelInboundHandler, ByteCountSink {
         loop.environment.directory.setOnline(identity.slot, false)
         send(Stanza.presence(type: "unavailable"))
         write(bytes: Stanza.streamClose)
-        scheduleTimeout(after: .seconds(5)) { handler in
-            handler.recordLatency(handler.loop.environment.metrics.logout, from: now, serviceFrom: now)
-            handler.end(error: nil)
-        }
+        scheduleTimeout(after: .seconds(5), .logout(since: now))
     }
 
     /// Ends the session once: records the outcome, frees the account, closes the channel.
@@ -423,18 +423,45 @@ final class VirtualUserHandler: ChannelInboundHandler, ByteCountSink {
 
     /// Connect plus login must finish within the login step's timeout (typed error `timeout-login`).
     func armLoginTimeout() {
-        scheduleTimeout(after: TimeAmount(script.loginTimeout)) { $0.abort(kind: "timeout-login") }
+        scheduleTimeout(after: TimeAmount(script.loginTimeout), .login)
     }
 
-    func scheduleTimeout(after amount: TimeAmount, _ body: @escaping (VirtualUserHandler) -> Void) {
-        cancelTimeout()
-        let bound = NIOLoopBound(self, eventLoop: loop.eventLoop)
-        timeout = loop.eventLoop.scheduleTask(in: amount) { body(bound.value) }
+    /// What a session does when its timeout comes due.
+    enum TimeoutAction {
+        /// Connect plus login took too long: `timeout-login`.
+        case login
+        /// The current step's answer did not come: `timeout-<step name>`.
+        case step(name: String)
+        /// The server did not close the stream after our `</stream:stream>`: the logout counts as done.
+        case logout(since: NIODeadline)
+    }
+
+    func scheduleTimeout(after amount: TimeAmount, _ action: TimeoutAction) {
+        timeoutGeneration &+= 1
+        timeout = action
+        loop.timeouts.arm(SessionTimeouts.Token(serial: identity.serial, generation: timeoutGeneration), after: amount)
     }
 
     func cancelTimeout() {
-        timeout?.cancel()
+        guard timeout != nil else { return }
+        timeoutGeneration &+= 1
         timeout = nil
+    }
+
+    /// Called by the loop's `SessionTimeouts`; acts only if `generation` is the timeout armed last.
+    func timeoutExpired(generation: UInt32) {
+        guard generation == timeoutGeneration, let action = timeout else { return }
+        timeout = nil
+        timeoutGeneration &+= 1
+        switch action {
+        case .login:
+            abort(kind: "timeout-login")
+        case .step(let name):
+            stepFailed(kind: "timeout-" + name)
+        case .logout(let since):
+            recordLatency(loop.environment.metrics.logout, from: since, serviceFrom: since)
+            end(error: nil)
+        }
     }
 
     private func loginOptions() -> LoginOptions {
@@ -446,9 +473,9 @@ final class VirtualUserHandler: ChannelInboundHandler, ByteCountSink {
 
     private static func policy(_ mode: TLSMode?) -> LoginMachine.TLSPolicy {
         switch mode {
-        case .none, .some(.starttls): return .startTLS
-        case .some(.direct): return .direct
-        case .some(.none): return .none
+        case nil, .starttls?: return .startTLS
+        case .direct?: return .direct
+        case TLSMode.none?: return .none
         }
     }
 }

@@ -46,13 +46,13 @@ public struct SCRAMClient {
     /// Computes the client-final message from the server-first message.
     public mutating func clientFinalMessage(serverFirst: [UInt8]) throws(SASLError) -> [UInt8] {
         let serverFirstText = String(decoding: serverFirst, as: UTF8.self)
-        let attributes = try Self.attributes(serverFirstText)
-        if let error = attributes["e"] { throw .serverError(error) }
-        if let mandatory = attributes["m"] { throw .unsupportedExtension(mandatory) }
-        guard let nonce = attributes["r"], let saltText = attributes["s"], let iterationText = attributes["i"] else {
+        let attributes = try Self.attributes(serverFirst)
+        if let error = attributes.value("e") { throw .serverError(error) }
+        if let mandatory = attributes.value("m") { throw .unsupportedExtension(mandatory) }
+        guard let nonce = attributes.value("r"), let saltText = attributes.value("s"), let iterationText = attributes.value("i") else {
             throw .malformed("server-first lacks r, s or i")
         }
-        guard nonce.hasPrefix(clientNonce), nonce.count > clientNonce.count else { throw .nonceMismatch }
+        guard nonce.utf8.count > clientNonce.utf8.count, nonce.utf8.starts(with: clientNonce.utf8) else { throw .nonceMismatch }
         guard let salt = Data(base64Encoded: saltText).map(Array.init), !salt.isEmpty else {
             throw .malformed("salt is not base64")
         }
@@ -76,10 +76,10 @@ public struct SCRAMClient {
 
     /// Checks the server-final message (`v=signature`); throws unless the signature matches.
     public func verifyServerFinal(_ serverFinal: [UInt8]) throws(SASLError) {
-        let attributes = try Self.attributes(String(decoding: serverFinal, as: UTF8.self))
-        if let error = attributes["e"] { throw .serverError(error) }
+        let attributes = try Self.attributes(serverFinal)
+        if let error = attributes.value("e") { throw .serverError(error) }
         guard let expected = expectedServerSignature else { throw .malformed("server-final before client-final") }
-        guard let verifier = attributes["v"], let signature = Data(base64Encoded: verifier) else {
+        guard let verifier = attributes.value("v"), let signature = Data(base64Encoded: verifier) else {
             throw .malformed("server-final lacks v")
         }
         guard Array(signature) == expected else { throw .serverSignatureMismatch }
@@ -87,17 +87,37 @@ public struct SCRAMClient {
 
     /// RFC 5802 §5.1: `=` → `=3D`, `,` → `=2C` in names.
     static func escape(_ name: String) -> String {
-        name.replacingOccurrences(of: "=", with: "=3D").replacingOccurrences(of: ",", with: "=2C")
+        guard name.utf8.contains(where: { $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: ",") }) else { return name }
+        var escaped: [UInt8] = []
+        escaped.reserveCapacity(name.utf8.count + 6)
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "="): escaped += Array("=3D".utf8)
+            case UInt8(ascii: ","): escaped += Array("=2C".utf8)
+            default: escaped.append(byte)
+            }
+        }
+        return String(decoding: escaped, as: UTF8.self)
     }
 
-    /// Parses `k=v,k=v`; values may contain `=`.
-    static func attributes(_ message: String) throws(SASLError) -> [Character: String] {
-        var result: [Character: String] = [:]
-        for part in message.split(separator: ",", omittingEmptySubsequences: false) {
-            guard part.count >= 2, let key = part.first, part[part.index(after: part.startIndex)] == "=" else {
-                throw .malformed("attribute '\(part)'")
+    /// The `k=v` attributes of one SCRAM message, in order (a later duplicate key wins on lookup).
+    struct Attributes {
+        var pairs: [(key: UInt8, value: String)] = []
+
+        func value(_ key: Unicode.Scalar) -> String? {
+            pairs.last(where: { $0.key == UInt8(ascii: key) })?.value
+        }
+    }
+
+    /// Parses `k=v,k=v` byte by byte (keys are one ASCII letter; values may contain `=`).
+    static func attributes(_ message: [UInt8]) throws(SASLError) -> Attributes {
+        var result = Attributes()
+        result.pairs.reserveCapacity(4)
+        for part in message.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+            guard part.count >= 2, part[part.startIndex + 1] == UInt8(ascii: "=") else {
+                throw .malformed("attribute '\(String(decoding: part, as: UTF8.self))'")
             }
-            result[key] = String(part.dropFirst(2))
+            result.pairs.append((part[part.startIndex], String(decoding: part.dropFirst(2), as: UTF8.self)))
         }
         return result
     }

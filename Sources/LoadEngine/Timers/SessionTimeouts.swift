@@ -1,0 +1,66 @@
+import NIOCore
+
+/// One event loop's session timeouts (login, step, logout): a `DeadlineHeap` served by a single NIO
+/// scheduled task armed at the earliest deadline.
+///
+/// Why not one `scheduleTask` per timeout: NIO allocates a promise, a task and a closure per call,
+/// may re-arm its timerfd, and cancelling searches its task queue linearly, so with thousands of
+/// sessions each arming and cancelling three or four timeouts per login, timers cost more than the
+/// XMPP work. Here arming is a push into an array heap; cancelling is free: each entry carries the
+/// session's serial and timeout generation, and an entry whose session ended or re-armed since is
+/// dropped when it comes due. Stale entries live until their deadline (at most rate × longest
+/// timeout entries, 24 bytes each).
+///
+/// Loop-bound: call everything on `eventLoop`. Deadlines are `NIODeadline` nanoseconds (monotonic).
+final class SessionTimeouts {
+    struct Token: Equatable {
+        let serial: Int
+        let generation: UInt32
+    }
+
+    private let eventLoop: any EventLoop
+    private var heap = DeadlineHeap<Token>()
+    private var armed: (task: Scheduled<Void>, deadline: Int64)?
+    /// Called on the loop for every entry that came due; the owner checks the token is current.
+    var onExpire: (Token) -> Void = { _ in }
+
+    init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    /// Entries held, stale ones included (for tests and health).
+    var pendingCount: Int { heap.count }
+
+    /// Arms `token` to come due `amount` from the loop's now (`EventLoop.now`, so an
+    /// `EmbeddedEventLoop`'s virtual clock drives it in tests).
+    func arm(_ token: Token, after amount: TimeAmount) {
+        let sum = Int64(clamping: eventLoop.now.uptimeNanoseconds).addingReportingOverflow(max(amount.nanoseconds, 0))
+        let nanos = sum.overflow ? Int64.max : sum.partialValue
+        heap.push(deadline: nanos, payload: token)
+        rearmIfEarlier(than: nanos)
+    }
+
+    /// Stops the loop task (the run is over); pending entries are dropped.
+    func cancelAll() {
+        armed?.task.cancel()
+        armed = nil
+        heap = DeadlineHeap()
+    }
+
+    private func rearmIfEarlier(than nanos: Int64) {
+        if let armed, armed.deadline <= nanos { return }
+        armed?.task.cancel()
+        let bound = NIOLoopBound(self, eventLoop: eventLoop)
+        let task = eventLoop.scheduleTask(deadline: NIODeadline.uptimeNanoseconds(UInt64(max(nanos, 0)))) {
+            bound.value.fire()
+        }
+        armed = (task, nanos)
+    }
+
+    private func fire() {
+        armed = nil
+        let now = Int64(clamping: eventLoop.now.uptimeNanoseconds)
+        while let entry = heap.popDue(now: now) { onExpire(entry.payload) }
+        if let next = heap.earliest { rearmIfEarlier(than: next) }
+    }
+}
