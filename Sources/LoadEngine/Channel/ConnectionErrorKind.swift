@@ -9,7 +9,8 @@ import Glibc
 ///
 /// Kinds: `connect-refused`, `connect-timeout`, `connection-reset`, `fd-exhausted` (EMFILE/ENFILE),
 /// `addr-not-available` (EADDRNOTAVAIL: out of ephemeral ports), `network-unreachable`, `tls`,
-/// `io-<errno>` for any other errno, `connection-other` for anything else.
+/// `io-<errno>` for any other errno, `bootstrap-no-session` (an internal invariant broke),
+/// `connection-other` for anything else.
 enum ConnectionErrorKind {
     static func kind(of error: any Error) -> String {
         if let error = error as? NIOConnectionError {
@@ -26,6 +27,7 @@ enum ConnectionErrorKind {
         }
         if let error = error as? IOError { return kind(errno: error.errnoCode) }
         if error is NIOSSLError || error is BoringSSLError { return "tls" }
+        if error is SessionBootstrapError { return "bootstrap-no-session" }
         return "connection-other"
     }
 

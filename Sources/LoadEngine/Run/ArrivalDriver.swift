@@ -27,6 +27,12 @@ final class ArrivalDriver {
     private var stopped = false
     /// Called (on this loop) when this loop has no more arrivals and no live sessions.
     var onIdle: (() -> Void)?
+    /// One bootstrap per loop, reused by every connect (a bootstrap, its option list and its
+    /// initializer closure per session cost more than the XMPP work of a login). Its initializer takes
+    /// the session from `connectingHandler`, which `startSession` sets just before `connect(to:)`:
+    /// called on the channel's own loop, NIO runs the initializer synchronously inside `connect`.
+    private var bootstrap: ClientBootstrap?
+    private var connectingHandler: VirtualUserHandler?
 
     init(context: LoopContext, schedule: ArrivalSchedule, loopCount: Int,
          sessionCap: Int, liveSessions: LiveSessionCounter, serials: ManagedAtomic<Int>) {
@@ -130,22 +136,36 @@ final class ArrivalDriver {
         handler.armLoginTimeout()
 
         let bound = NIOLoopBound(handler, eventLoop: context.eventLoop)
-        ClientBootstrap(group: context.eventLoop)
-            .connectTimeout(TimeAmount(configuration.connectTimeout))
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        connectingHandler = handler
+        sessionBootstrap().connect(to: environment.server).whenFailure { error in
+            bound.value.abort(kind: ConnectionErrorKind.kind(of: error))
+        }
+        connectingHandler = nil
+    }
+
+    private func sessionBootstrap() -> ClientBootstrap {
+        if let bootstrap { return bootstrap }
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        // TCP_NODELAY is ClientBootstrap's default. The receive buffer starts small (memory per idle
+        // session) and grows for bursts.
+        let made = ClientBootstrap(group: context.eventLoop)
+            .connectTimeout(TimeAmount(context.environment.configuration.connectTimeout))
             .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
             .channelInitializer { channel in
+                let driver = bound.value
+                guard let handler = driver.connectingHandler else {
+                    return channel.eventLoop.makeFailedFuture(SessionBootstrapError.noSessionForChannel)
+                }
+                driver.connectingHandler = nil
                 do {
-                    try channel.pipeline.syncOperations.addHandlers([WireByteCounter(sink: bound.value), bound.value])
+                    try channel.pipeline.syncOperations.addHandlers([WireByteCounter(sink: handler), handler])
                     return channel.eventLoop.makeSucceededVoidFuture()
                 } catch {
                     return channel.eventLoop.makeFailedFuture(error)
                 }
             }
-            .connect(to: environment.server)
-            .whenFailure { error in
-                bound.value.abort(kind: ConnectionErrorKind.kind(of: error))
-            }
+        bootstrap = made
+        return made
     }
 
     private func sessionEnded(_ session: VirtualUserHandler, failed: Bool) {
@@ -175,4 +195,10 @@ final class ArrivalDriver {
     private func checkIdle() {
         if isExhausted && context.liveSessionCount == 0 { onIdle?() }
     }
+}
+
+/// A channel was initialized with no session waiting for it (NIO ran the initializer later than
+/// `connect(to:)` returned, which it does not do for a connect made on the channel's own loop).
+enum SessionBootstrapError: Error {
+    case noSessionForChannel
 }
