@@ -147,31 +147,20 @@ struct RunCommand: AsyncParsableCommand {
             }
             return value
         }
-        let durationValue = parseDuration(duration, "--duration")
-        let rampValue = parseDuration(ramp, "--ramp")
         let intervalValue = parseDuration(interval, "--interval") ?? .seconds(5)
         let latenessValue = parseDuration(maxLateness, "--max-lateness") ?? .seconds(1)
         let graceValue = parseDuration(messageGrace, "--message-grace") ?? .seconds(5)
-        if sessions != nil && rate != nil { problems.append("--sessions (closed model) and --rate (open model) exclude each other") }
-        if let sessions, sessions <= 0 { problems.append("--sessions must be positive") }
-        if let rate, rate <= 0 { problems.append("--rate must be positive") }
-        if rate != nil && durationValue == nil { problems.append("--rate needs --duration") }
-        if !problems.isEmpty {
+        // The load flags follow the same rules as `xmppload plan` (LoadFlags); all problems at once.
+        var requestedPlan: LoadPlan?
+        do {
+            requestedPlan = try LoadFlags(sessions: sessions, ramp: ramp, rate: rate, duration: duration, seed: seed)
+                .plan(over: definition.plan)
+        } catch {
+            problems += error.messages
+        }
+        guard problems.isEmpty, let plan = requestedPlan else {
             throw ValidationError(problems.joined(separator: "\n"))
         }
-
-        var plan: LoadPlan
-        if let sessions {
-            plan = LoadPlan.closed(sessions: sessions, ramp: rampValue ?? .zero, duration: durationValue)
-        } else if let rate, let durationValue {
-            plan = LoadPlan.open(rate: rate, duration: durationValue)
-        } else if let profilePlan = definition.plan {
-            plan = profilePlan
-            if let durationValue { plan.durationCap = durationValue }
-        } else {
-            throw ValidationError("no load model: give --sessions N or --rate R --duration D, or a `load:` section in the profile")
-        }
-        if let seed { plan.seed = seed }
 
         let profileName = definition.profiles.first?.profile.name ?? "run"
         let output = out ?? "results/\(RunIdentifier.timestamp())-\(profileName)"

@@ -93,6 +93,17 @@ import Testing
         #expect(result.status == 2, "\(result.status): \(result.output)")
         #expect(result.output.contains("exclude each other"))
     }
+
+    /// `run` reads the load flags with `plan`'s rules (LoadFlags) and names every problem at once.
+    @Test func runReportsEveryLoadFlagProblemAtOnce() throws {
+        let result = try Self.xmppload(["run", "profiles/login.yaml", "--domain", "load.test", "--sessions", "0",
+                                        "--ramp", "ten", "--interval", "soon", "--tls", "carrier-pigeon"])
+        #expect(result.status == 2, "\(result.status): \(result.output)")
+        for problem in ["--sessions must be between 1 and", "--ramp: 'ten' is not a duration",
+                        "--interval: 'soon' is not a duration", "--tls must be starttls, direct or none"] {
+            #expect(result.output.contains(problem), "missing '\(problem)' in:\n\(result.output)")
+        }
+    }
 }
 
 /// `xmppload provision` against a server that starts with no accounts.
