@@ -84,6 +84,20 @@ import Testing
         #expect(fired == [.init(serial: 7, generation: 1), .init(serial: 7, generation: 2)])
     }
 
+    @Test func deadlinesRoundUpToTheTickNeverDown() {
+        let loop = EmbeddedEventLoop()
+        let timeouts = SessionTimeouts(eventLoop: loop)
+        var fired: [Int] = []
+        timeouts.onExpire = { fired.append($0.serial) }
+        timeouts.arm(.init(serial: 1, generation: 1), after: .milliseconds(10))
+        loop.advanceTime(by: .milliseconds(5))
+        timeouts.arm(.init(serial: 2, generation: 1), after: .milliseconds(20))
+        loop.advanceTime(by: .milliseconds(40))  // t = 45 ms: both deadlines passed, the tick has not
+        #expect(fired.isEmpty)
+        loop.advanceTime(by: .milliseconds(5))   // t = 50 ms: one wake-up serves both
+        #expect(fired.sorted() == [1, 2])
+    }
+
     @Test func cancelAllDropsEverything() {
         let loop = EmbeddedEventLoop()
         let timeouts = SessionTimeouts(eventLoop: loop)

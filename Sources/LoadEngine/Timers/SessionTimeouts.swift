@@ -11,12 +11,19 @@ import NIOCore
 /// dropped when it comes due. Stale entries live until their deadline (at most rate × longest
 /// timeout entries, 24 bytes each).
 ///
+/// Deadlines are rounded up to `tick` (50 ms): a timeout fires up to one tick after its deadline, never
+/// before, and the loop wakes at most once per tick for all the entries that came due — stale ones
+/// included, which is what keeps lazy cancellation from costing a wake-up per cancelled timeout.
+///
 /// Loop-bound: call everything on `eventLoop`. Deadlines are `NIODeadline` nanoseconds (monotonic).
 final class SessionTimeouts {
     struct Token: Equatable {
         let serial: Int
         let generation: UInt32
     }
+
+    /// Granularity of deadlines, nanoseconds.
+    static let tick: Int64 = 50_000_000
 
     private let eventLoop: any EventLoop
     private var heap = DeadlineHeap<Token>()
@@ -35,7 +42,8 @@ final class SessionTimeouts {
     /// `EmbeddedEventLoop`'s virtual clock drives it in tests).
     func arm(_ token: Token, after amount: TimeAmount) {
         let sum = Int64(clamping: eventLoop.now.uptimeNanoseconds).addingReportingOverflow(max(amount.nanoseconds, 0))
-        let nanos = sum.overflow ? Int64.max : sum.partialValue
+        let exact = sum.overflow ? Int64.max - Self.tick : sum.partialValue
+        let nanos = (exact / Self.tick + (exact % Self.tick == 0 ? 0 : 1)) * Self.tick
         heap.push(deadline: nanos, payload: token)
         rearmIfEarlier(than: nanos)
     }
