@@ -1,9 +1,11 @@
 import CLibXML2
 
 /// Parses complete stream headers and depth-1 elements (as cut out by `XMLStreamFramer`) into
-/// `StreamHeader` and `XMLElement` values, using one reused libxml2 parser context.
+/// `StreamHeader` and `XMLElement` values, using two reused libxml2 parser contexts: one builds a
+/// libxml2 tree for headers (twice per login), the other feeds SAX2 events for stanzas straight into
+/// `XMLElement`s (`SAXElementBuilder`: no tree to build, walk and free per stanza).
 ///
-/// One per event loop (a context costs ~12.7 KB; sessions share it): not `Sendable`, use it from one
+/// One per event loop (a context costs ~12.7 KB; sessions share them): not `Sendable`, use it from one
 /// thread at a time. Each element is parsed with the stream header's namespace declarations in scope,
 /// by wrapping it in a synthetic root element that carries them, so `<stream:features>` resolves to
 /// `http://etherx.jabber.org/streams` and an unprefixed `<message>` to `jabber:client`.
@@ -21,18 +23,20 @@ public final class StanzaParser {
         XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_NOERROR.rawValue
             | XML_PARSE_NOWARNING.rawValue)
 
+    /// Stanzas also substitute entities (`XML_PARSE_NOENT`), so SAX hands over attribute values with
+    /// character and predefined entity references resolved. Safe: DTDs are refused, so no other
+    /// entity can be declared, and nothing is fetched (`XML_PARSE_NONET`).
+    private static let elementOptions = options | Int32(XML_PARSE_NOENT.rawValue)
+
     /// The context is replaced when its name dictionary grows beyond this many entries, so a long soak
     /// with varied element names cannot grow it without bound.
     private static let maximumDictionaryEntries = 20_000
 
-    /// Keeps the first error libxml2 reports during a parse (its last one is often only a consequence,
-    /// such as "Premature end of data" after a tag mismatch).
-    private final class FirstError {
-        var message: String?
-    }
-
     private var context: UnsafeMutablePointer<xmlParserCtxt>
-    private let firstError = FirstError()
+    private let firstError = ParseErrorRecorder()
+    /// The stanza context (SAX callbacks into `builder`).
+    private var elementContext: UnsafeMutablePointer<xmlParserCtxt>
+    private let builder = SAXElementBuilder()
     /// How many times the context was replaced because its dictionary grew too large.
     private(set) var contextRenewals = 0
     /// Reused buffer holding wrapper start tag + element + wrapper end tag.
@@ -41,16 +45,16 @@ public final class StanzaParser {
     private var wrapperNamespaces: [XMLNamespaceDeclaration] = []
     private var wrapperOpening: [UInt8] = Array("<w>".utf8)
     private static let wrapperClosing: [UInt8] = Array("</w>".utf8)
-    /// Namespace URIs already converted during the current parse, by libxml2 namespace node.
-    private var namespaceStrings: [(UnsafeMutablePointer<xmlNs>, String)] = []
 
     public init() {
         _ = Self.libraryInitialized
         context = Self.makeContext(recordingInto: firstError)
+        elementContext = Self.makeElementContext(builder: builder)
     }
 
     deinit {
         xmlFreeParserCtxt(context)
+        xmlFreeParserCtxt(elementContext)
     }
 
     /// Parses a stream header (`<stream:stream …>` start tag, optionally preceded by an XML
@@ -129,32 +133,34 @@ public final class StanzaParser {
         document.append(contentsOf: wrapperOpening)
         document.append(contentsOf: bytes)
         document.append(contentsOf: Self.wrapperClosing)
-        let doc = try parseDocument()
-        defer { xmlFreeDoc(doc) }
-        guard let root = xmlDocGetRootElement(doc) else {
-            throw .malformed("no element")
+        if xmlDictSize(elementContext.pointee.dict) > Self.maximumDictionaryEntries {
+            xmlFreeParserCtxt(elementContext)
+            elementContext = Self.makeElementContext(builder: builder)
+            contextRenewals += 1
         }
-        var found: UnsafeMutablePointer<xmlNode>?
-        var child = root.pointee.children
-        while let current = child {
-            guard current.pointee.type == XML_ELEMENT_NODE, found == nil else {
-                throw .malformed("expected exactly one element")
+        builder.reset()
+        let doc = document.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                xmlCtxtReadMemory(elementContext, chars.baseAddress, Int32(chars.count), nil, nil, Self.elementOptions)
             }
-            found = current
-            child = current.pointee.next
         }
-        guard let found else {
+        if let doc { xmlFreeDoc(doc) }  // none is built; defensive
+        if let restricted = builder.restricted { throw .restricted(restricted) }
+        if elementContext.pointee.errNo == Int32(XML_ERR_USER_STOP.rawValue) { throw .restricted("DTD (<!DOCTYPE>)") }
+        guard elementContext.pointee.wellFormed != 0, elementContext.pointee.nsWellFormed != 0 else {
+            throw .malformed(Self.errorMessage(context: elementContext, recorder: builder))
+        }
+        guard let element = builder.result, !builder.extraContent else {
             throw .malformed("expected exactly one element")
         }
-        namespaceStrings.removeAll(keepingCapacity: true)
-        return try element(from: found, in: doc)
+        return element
     }
 
     // MARK: - libxml2
 
     /// A parser context that refuses DTDs and records its first error into `firstError` (which the
     /// parser keeps alive for as long as the context).
-    private static func makeContext(recordingInto firstError: FirstError) -> UnsafeMutablePointer<xmlParserCtxt> {
+    private static func makeContext(recordingInto firstError: ParseErrorRecorder) -> UnsafeMutablePointer<xmlParserCtxt> {
         guard let context = xmlNewParserCtxt() else {
             fatalError("libxml2 could not allocate a parser context (out of memory)")
         }
@@ -170,11 +176,19 @@ public final class StanzaParser {
             guard let context = userData?.assumingMemoryBound(to: xmlParserCtxt.self),
                 let recorder = context.pointee._private, let message = error?.pointee.message
             else { return }
-            let firstError = Unmanaged<FirstError>.fromOpaque(recorder).takeUnretainedValue()
+            let firstError = Unmanaged<ParseErrorRecorder>.fromOpaque(recorder).takeUnretainedValue()
             if firstError.message == nil {
                 firstError.message = String(cString: message)
             }
         }
+        return context
+    }
+
+    /// A context whose SAX2 callbacks build elements into `builder` (which it records errors into too).
+    private static func makeElementContext(builder: SAXElementBuilder) -> UnsafeMutablePointer<xmlParserCtxt> {
+        let context = makeContext(recordingInto: builder)
+        SAXElementBuilder.install(on: context)
+        builder.use(dictionary: context.pointee.dict)
         return context
     }
 
@@ -197,14 +211,14 @@ public final class StanzaParser {
         }
         guard let doc, context.pointee.wellFormed != 0, context.pointee.nsWellFormed != 0 else {
             if let doc { xmlFreeDoc(doc) }
-            throw .malformed(errorMessage())
+            throw .malformed(Self.errorMessage(context: context, recorder: firstError))
         }
         return doc
     }
 
-    private func errorMessage() -> String {
+    private static func errorMessage(context: UnsafeMutablePointer<xmlParserCtxt>, recorder: ParseErrorRecorder) -> String {
         var text: String
-        if let first = firstError.message {
+        if let first = recorder.message {
             text = first
         } else if let error = xmlCtxtGetLastError(context), let message = error.pointee.message {
             text = String(cString: message)
@@ -231,57 +245,7 @@ public final class StanzaParser {
         wrapperNamespaces = namespaces
     }
 
-    // MARK: - Tree conversion
-
-    private func element(from node: UnsafeMutablePointer<xmlNode>, in doc: xmlDocPtr) throws(XMPPStreamError) -> XMLElement {
-        let name = String(cString: node.pointee.name)
-        let namespace = node.pointee.ns.map { namespaceURI($0) } ?? ""
-        var attributes: [XMLAttribute] = []
-        var attribute = node.pointee.properties
-        while let current = attribute {
-            var qualifiedName = String(cString: current.pointee.name)
-            if let prefix = current.pointee.ns?.pointee.prefix {
-                qualifiedName = String(cString: prefix) + ":" + qualifiedName
-            }
-            attributes.append(XMLAttribute(qualifiedName, Self.value(of: current)))
-            attribute = current.pointee.next
-        }
-        var children: [XMLNode] = []
-        var child = node.pointee.children
-        while let current = child {
-            switch current.pointee.type {
-            case XML_ELEMENT_NODE:
-                children.append(.element(try element(from: current, in: doc)))
-            case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
-                let text = current.pointee.content.map { String(cString: $0) } ?? ""
-                if case .text(let previous) = children.last {
-                    children[children.count - 1] = .text(previous + text)
-                } else {
-                    children.append(.text(text))
-                }
-            case XML_COMMENT_NODE:
-                throw .restricted("comment")
-            case XML_PI_NODE:
-                throw .restricted("processing instruction")
-            case XML_ENTITY_REF_NODE, XML_ENTITY_NODE:
-                throw .restricted("entity reference")
-            default:
-                throw .malformed("unsupported node type \(current.pointee.type.rawValue)")
-            }
-            child = current.pointee.next
-        }
-        return XMLElement(name, namespace: namespace, attributes: attributes, children: children)
-    }
-
-    /// The URI of `ns` as a Swift string, converted once per parse and namespace node.
-    private func namespaceURI(_ ns: UnsafeMutablePointer<xmlNs>) -> String {
-        for (node, string) in namespaceStrings where node == ns {
-            return string
-        }
-        let string = ns.pointee.href.map { String(cString: $0) } ?? ""
-        namespaceStrings.append((ns, string))
-        return string
-    }
+    // MARK: - Header attributes
 
     /// An attribute's value with character and predefined entity references resolved.
     private static func value(of attribute: UnsafeMutablePointer<xmlAttr>) -> String {

@@ -1,0 +1,134 @@
+import CLibXML2
+
+/// Builds the `XMLElement` of one stanza straight from libxml2's SAX2 events, for
+/// `StanzaParser.parseElement`: no libxml2 tree is built, walked and freed per stanza.
+///
+/// Depth 1 is `StanzaParser`'s synthetic wrapper that carries the stream's namespace declarations;
+/// the stanza is the one element at depth 2. Text or a second element beside it is malformed;
+/// comments, processing instructions and entity references stop the parse as restricted XML
+/// (RFC 6120 §11.1). Element and attribute names and namespace URIs come from the parser context's
+/// name dictionary, so their Swift strings are made once per dictionary entry and reused (`names`);
+/// the cache is dropped with the context. Attribute values and text are never cached.
+///
+/// Owned by one `StanzaParser`, reached from the C callbacks through the context's `_private`; as a
+/// `ParseErrorRecorder` it also keeps libxml2's first error message of the parse.
+final class SAXElementBuilder: ParseErrorRecorder {
+    /// What restricted construct stopped the parse, if one did.
+    var restricted: String?
+    private(set) var result: XMLElement?
+    /// Something other than exactly one element inside the wrapper.
+    private(set) var extraContent = false
+    private var open: [XMLElement] = []
+    private var depth = 0
+    private var names: [UnsafeRawPointer: String] = [:]
+    private var dictionary: xmlDictPtr?
+
+    /// Starts over with a new parser context: cached names belonged to the old one's dictionary (and a
+    /// new dictionary may even reuse its address).
+    func use(dictionary: xmlDictPtr?) {
+        names.removeAll()
+        self.dictionary = dictionary
+    }
+
+    /// Prepares for the next parse.
+    func reset() {
+        message = nil
+        restricted = nil
+        result = nil
+        extraContent = false
+        open.removeAll(keepingCapacity: true)
+        depth = 0
+    }
+
+    /// The Swift string of a name or URI: cached when the dictionary owns it (stable pointer).
+    private func name(_ pointer: UnsafePointer<xmlChar>) -> String {
+        let key = UnsafeRawPointer(pointer)
+        if let cached = names[key] { return cached }
+        let string = XMPPNamespace.interned(String(cString: pointer))
+        if let dictionary, xmlDictOwns(dictionary, pointer) == 1 { names[key] = string }
+        return string
+    }
+
+    func startElement(localName: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?, attributeCount: Int,
+                      attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+        depth += 1
+        guard depth > 1, let localName else { return }
+        var element = XMLElement(name(localName), namespace: uri.map(name) ?? "", attributes: [])
+        if attributeCount > 0, let attributes {
+            element.attributes.reserveCapacity(attributeCount)
+            for index in 0..<attributeCount {
+                // Five pointers per attribute: local name, prefix, URI, value start, value end.
+                let base = attributes + 5 * index
+                guard let local = base[0], let start = base[3], let end = base[4] else { continue }
+                let qualifiedName = base[1].map { name($0) + ":" + name(local) } ?? name(local)
+                let value = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
+                element.attributes.append(XMLAttribute(qualifiedName, value))
+            }
+        }
+        open.append(element)
+    }
+
+    func endElement() {
+        defer { depth -= 1 }
+        guard depth > 1, let element = open.popLast() else { return }
+        if open.isEmpty {
+            if result == nil { result = element } else { extraContent = true }
+        } else {
+            open[open.count - 1].children.append(.element(element))
+        }
+    }
+
+    func characters(_ bytes: UnsafePointer<xmlChar>?, count: Int) {
+        guard let bytes, count > 0 else { return }
+        guard !open.isEmpty else {
+            extraContent = true
+            return
+        }
+        let text = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        let top = open.count - 1
+        if case .text(let previous) = open[top].children.last {
+            open[top].children[open[top].children.count - 1] = .text(previous + text)
+        } else {
+            open[top].children.append(.text(text))
+        }
+    }
+
+    /// Installs the SAX2 callbacks that feed the builder found in the context's `_private`.
+    static func install(on context: UnsafeMutablePointer<xmlParserCtxt>) {
+        guard let sax = context.pointee.sax else { return }
+        // No document is created: the builder is the tree.
+        sax.pointee.startDocument = nil
+        sax.pointee.endDocument = nil
+        sax.pointee.startElementNs = { userData, localName, _, uri, _, _, attributeCount, _, attributes in
+            SAXElementBuilder.builder(userData)?.startElement(localName: localName, uri: uri, attributeCount: Int(attributeCount),
+                                            attributes: attributes)
+        }
+        sax.pointee.endElementNs = { userData, _, _, _ in SAXElementBuilder.builder(userData)?.endElement() }
+        sax.pointee.characters = { userData, bytes, count in SAXElementBuilder.builder(userData)?.characters(bytes, count: Int(count)) }
+        sax.pointee.ignorableWhitespace = sax.pointee.characters
+        sax.pointee.cdataBlock = sax.pointee.characters
+        sax.pointee.comment = { userData, _ in SAXElementBuilder.stop(userData, restricted: "comment") }
+        sax.pointee.processingInstruction = { userData, _, _ in SAXElementBuilder.stop(userData, restricted: "processing instruction") }
+        sax.pointee.reference = { userData, _ in SAXElementBuilder.stop(userData, restricted: "entity reference") }
+    }
+
+    fileprivate static func builder(_ userData: UnsafeMutableRawPointer?) -> SAXElementBuilder? {
+        guard let context = userData?.assumingMemoryBound(to: xmlParserCtxt.self), let owner = context.pointee._private else {
+            return nil
+        }
+        return Unmanaged<SAXElementBuilder>.fromOpaque(owner).takeUnretainedValue()
+    }
+
+    fileprivate static func stop(_ userData: UnsafeMutableRawPointer?, restricted: String) {
+        guard let builder = builder(userData) else { return }
+        if builder.restricted == nil { builder.restricted = restricted }
+        xmlStopParser(userData?.assumingMemoryBound(to: xmlParserCtxt.self))
+    }
+}
+
+/// Keeps the first error libxml2 reports during a parse (its last one is often only a consequence,
+/// such as "Premature end of data" after a tag mismatch). Reached from libxml2's structured-error
+/// callback through the context's `_private`.
+class ParseErrorRecorder {
+    var message: String?
+}
