@@ -402,9 +402,10 @@ final class VirtualUserHandler: ChannelInboundHandler, ByteCountSink {
         }
         loop.environment.directory.release(identity.slot)
         loop.unregister(self)
-        if let context, context.channel.isActive {
-            context.close(promise: nil)
-        }
+        // Also while still connecting (a login timeout during a hung connect, or the run's deadline):
+        // closing frees the socket now instead of at NIO's connect timeout. On a channel that is
+        // already closed this only fails the (absent) promise.
+        context?.close(promise: nil)
         loop.sessionEnded(self, failed: kind != nil)
     }
 
