@@ -68,6 +68,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Seed for think times, choices and targets (reproducible runs).")
     var seed: UInt64?
 
+    @Option(help: ArgumentHelp("Run generator i of N (0-based): arrivals n with n mod N = i and the i-th of N blocks of --accounts; N generators together run the plan once. Merge their results with `xmppload report DIR...`.", valueName: "i/N"))
+    var segment: String?
+
     @Option(help: "Results directory (default results/<timestamp>-<profile>).")
     var out: String?
 
@@ -128,8 +131,22 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--domain is required (or XMPPLOAD_DOMAIN)")
         }
         let accountsText = accounts ?? environment.accounts ?? "1-\(sessions ?? 1)"
-        let range = Self.parseRange(accountsText)
+        var range = Self.parseRange(accountsText)
         if range == nil { problems.append("--accounts must be FIRST-LAST with FIRST <= LAST, got '\(accountsText)'") }
+        var segmentValue = Segment.whole
+        if let segment {
+            if let parsed = Segment(parsing: segment) {
+                segmentValue = parsed
+                if let whole = range {
+                    range = parsed.share(of: whole)
+                    if range == nil {
+                        problems.append("--segment \(segment): --accounts \(accountsText) has fewer accounts than segments")
+                    }
+                }
+            } else {
+                problems.append("--segment must be i/N with 0 <= i < N, got '\(segment)'")
+            }
+        }
         let tlsPolicy: LoginMachine.TLSPolicy?
         if let tls {
             tlsPolicy = LoginMachine.TLSPolicy(rawValue: tls)
@@ -165,13 +182,14 @@ struct RunCommand: AsyncParsableCommand {
         let profileName = definition.profiles.first?.profile.name ?? "run"
         let output = out ?? "results/\(RunIdentifier.timestamp())-\(profileName)"
         let interactive = !plain && isatty(STDOUT_FILENO) != 0
-        let configuration = RunConfiguration(
+        var configuration = RunConfiguration(
             host: host, port: port, domain: domain, accounts: range!, accountPrefix: accountPrefix,
             password: password ?? environment.password ?? "secret", tls: tlsPolicy, insecure: insecure,
             mechanism: mechanism, outputDirectory: output, interval: intervalValue,
             maxArrivalLateness: latenessValue, metricsPort: metricsPort, messageGrace: graceValue,
             eventLoops: loops ?? ProcessInfo.processInfo.activeProcessorCount,
             interactive: interactive, commandLine: CommandLine.arguments)
+        configuration.segment = segmentValue
         return ResolvedOptions(configuration: configuration, plan: plan)
     }
 

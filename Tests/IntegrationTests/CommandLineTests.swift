@@ -69,6 +69,55 @@ import Testing
         #expect(try directory.readIntervals().count >= 3)
     }
 
+    /// `--segment i/N`: two generators run one plan together, on disjoint accounts, and `report`
+    /// merges their directories into the whole run.
+    @Test(.timeLimit(.minutes(3)))
+    func twoSegmentsRunThePlanOnceOnDisjointAccounts() throws {
+        let server = try LocalServer.start(accounts: 40)
+        defer { server.stop() }
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-segments-\(UUID().uuidString.prefix(6))").path
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let root = LocalServer.repositoryRoot.path
+        let children = try (0..<2).map { index in
+            try ChildProcess.spawn(Self.binary, [
+                "run", root + "/profiles/login.yaml", "--server", "127.0.0.1:\(server.port)", "--domain", "load.test",
+                "--accounts", "1-40", "--password", "secret", "--sessions", "40", "--ramp", "2s", "--insecure",
+                "--segment", "\(index)/2", "--out", "\(base)/gen-\(index)", "--interval", "1s", "--seed", "7"])
+        }
+        defer { children.forEach { $0.removeLog() } }
+        for child in children {
+            let status = child.wait(timeout: 90)
+            #expect(status == 0, "\(child.output)")
+        }
+        for (index, accounts) in ["user1-20", "user21-40"].enumerated() {
+            let directory = ResultsDirectory(path: "\(base)/gen-\(index)")
+            let summary = try directory.readSummary()
+            #expect(summary.sessions.started == 20)
+            #expect(summary.sessions.loggedIn == 20)
+            #expect(summary.sessions.failed == 0)
+            let manifest = try directory.readManifest()
+            #expect(manifest.segment == "\(index)/2")
+            #expect(manifest.accounts == accounts)
+        }
+        let merged = try Self.xmppload(["report", "\(base)/gen-0", "\(base)/gen-1", "--json", "--html", "\(base)/merged.html"])
+        #expect(merged.status == 0, "\(merged.output)")
+        try FileManager.default.createDirectory(atPath: "\(base)/merged", withIntermediateDirectories: true)
+        try Data(merged.output.utf8).write(to: URL(fileURLWithPath: "\(base)/merged/summary.json"))
+        let summary = try ResultsDirectory(path: "\(base)/merged").readSummary()
+        #expect(summary.sessions.loggedIn == 40)
+        #expect(summary.latencyMilliseconds["login"]?.count == 40)
+    }
+
+    @Test func aBadSegmentIsAUsageError() throws {
+        let result = try Self.xmppload(["run", "profiles/login.yaml", "--domain", "load.test", "--sessions", "5",
+                                        "--accounts", "1-2", "--segment", "0/3"])
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.output.contains("--segment 0/3: --accounts 1-2 has fewer accounts than segments"), "\(result.output)")
+        let malformed = try Self.xmppload(["run", "profiles/login.yaml", "--domain", "load.test", "--sessions", "5", "--segment", "3/3"])
+        #expect(malformed.status == 2)
+        #expect(malformed.output.contains("--segment must be i/N with 0 <= i < N, got '3/3'"), "\(malformed.output)")
+    }
+
     @Test func aBrokenProfileExitsTwoWithEveryProblem() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString.prefix(6)).yaml")
         try """

@@ -158,6 +158,23 @@ import Testing
         #expect(sizes.max()! - sizes.min()! <= 1)
     }
 
+    @Test(arguments: [(100, 3), (7, 7), (5, 8), (1, 2), (1000, 6)])
+    func segmentsSplitASessionLimit(limit: Int, count: Int) {
+        let shares = (0..<count).map { Segment(index: $0, count: count).share(ofCount: limit) }
+        #expect(shares.reduce(0, +) == limit, "the shares add up to the limit")
+        #expect(shares.max()! - shares.min()! <= 1)
+        var plan = LoadPlan.open(rate: 10, duration: .seconds(60))
+        plan.phases[0].maxSessions = limit
+        let schedule = ArrivalSchedule(plan: plan)
+        for index in 0..<count {
+            let segment = Segment(index: index, count: count)
+            #expect(!schedule.isAtCapacity(phase: 0, live: shares[index] - 1, segment: segment) || shares[index] == 0)
+            #expect(schedule.isAtCapacity(phase: 0, live: shares[index], segment: segment))
+        }
+        #expect(!schedule.isAtCapacity(phase: 0, live: limit - 1))
+        #expect(schedule.isAtCapacity(phase: 0, live: limit))
+    }
+
     @Test func segmentParsing() {
         #expect(Segment(parsing: "2/4") == Segment(index: 2, count: 4))
         #expect(Segment(parsing: "4/4") == nil)

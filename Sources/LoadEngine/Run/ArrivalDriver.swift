@@ -7,8 +7,11 @@ import XMPPCore
 
 /// Starts this event loop's share of the run's arrivals at their intended times.
 ///
-/// Arrival `n` of the schedule belongs to loop `n % loops` (after the generator's own `--segment`
-/// striping), so each loop walks its own arrivals with one timer at a time — no shared queue, no lock.
+/// This generator's arrivals are the schedule's arrivals n with n % N == i (`--segment i/N`; the whole
+/// schedule by default); its k-th one belongs to loop `k % loops`, so each loop walks its own arrivals
+/// with one timer at a time — no shared queue, no lock. Accounts are picked by k within the segment's
+/// block of accounts; the global n seeds the session (the same user behaves the same however the
+/// plan is split).
 /// When an arrival's timer fires later than `maxArrivalLateness` after its intended time, or no account
 /// or capacity is free, the arrival is counted as *dropped*, never queued (measurement rule 2).
 /// Closed-model users whose profile repeats start a new session when the previous one ends, until
@@ -21,7 +24,10 @@ final class ArrivalDriver {
     private let sessionCap: Int
     private let liveSessions: LiveSessionCounter
     private let serials: ManagedAtomic<Int>
+    /// The next of this generator's arrivals (its k-th) this loop will start; `segment.globalIndex(k)`
+    /// is its index in the schedule.
     private var nextArrival: Int
+    private let segment: Segment
     private var timer: Scheduled<Void>?
     private(set) var isExhausted = false
     private var stopped = false
@@ -43,6 +49,7 @@ final class ArrivalDriver {
         self.liveSessions = liveSessions
         self.serials = serials
         self.nextArrival = context.loopIndex
+        self.segment = context.environment.configuration.segment
     }
 
     /// Arms the first timer; arrival offsets count from `runStart`. Call on the loop.
@@ -63,7 +70,7 @@ final class ArrivalDriver {
 
     private func armTimer() {
         guard !stopped else { return }
-        guard let arrival = schedule.arrival(nextArrival) else {
+        guard let arrival = schedule.arrival(segment.globalIndex(nextArrival)) else {
             isExhausted = true
             checkIdle()
             return
@@ -78,7 +85,7 @@ final class ArrivalDriver {
         timer = nil
         let now = NIODeadline.now()
         var started = 0
-        while !stopped, let arrival = schedule.arrival(nextArrival) {
+        while !stopped, let arrival = schedule.arrival(segment.globalIndex(nextArrival)) {
             let intended = runStart + TimeAmount(arrival.offset)
             if intended > now { break }
             let index = nextArrival
@@ -98,10 +105,12 @@ final class ArrivalDriver {
         runStart + TimeAmount(schedule.phaseEnd(phase))
     }
 
+    /// Starts this generator's `arrivalIndex`-th arrival (local: `segment.globalIndex` gives the schedule's).
     private func begin(arrivalIndex: Int, phase: Int, intended: NIODeadline) {
         let environment = context.environment
         let accounts = environment.configuration.accounts
-        if liveSessions.current >= sessionCap || schedule.isAtCapacity(phase: phase, live: liveSessions.current) {
+        if liveSessions.current >= sessionCap
+            || schedule.isAtCapacity(phase: phase, live: liveSessions.current, segment: segment) {
             context.recorder.increment(.droppedArrivals)
             context.recorder.recordError(kind: "dropped-capacity")
             return
@@ -111,7 +120,7 @@ final class ArrivalDriver {
             context.recorder.recordError(kind: "dropped-no-free-account")
             return
         }
-        startSession(slot: slot, userIndex: arrivalIndex, phase: phase, intended: intended)
+        startSession(slot: slot, userIndex: segment.globalIndex(arrivalIndex), phase: phase, intended: intended)
     }
 
     private func startSession(slot: Int, userIndex: Int, phase: Int, intended: NIODeadline) {

@@ -188,7 +188,7 @@ public final class LoadRun: Sendable {
                     server: "\(configuration.host):\(configuration.port)", domain: configuration.domain,
                     accounts: "\(configuration.accountPrefix)\(configuration.accounts.lowerBound)-\(configuration.accounts.upperBound)",
                     tls: configuration.tls?.rawValue ?? "profile", loadModel: plan.summary, seed: plan.seed,
-                    commandLine: configuration.commandLine, startedAt: startedAt,
+                    segment: configuration.segment.description, commandLine: configuration.commandLine, startedAt: startedAt,
                     intervalSeconds: configuration.interval.seconds)
     }
 

@@ -37,6 +37,9 @@ public struct RunConfiguration: Sendable {
     public var interactive: Bool
     /// The command line, for the manifest.
     public var commandLine: [String]
+    /// This generator's share of the plan (`--segment i/N`): arrivals n with n % N == i. `accounts`
+    /// is already this segment's block of the account range.
+    public var segment: Segment = .whole
 
     public init(host: String, port: Int, domain: String, accounts: ClosedRange<Int>, accountPrefix: String = "user",
                 password: String, tls: LoginMachine.TLSPolicy? = nil, insecure: Bool = false,

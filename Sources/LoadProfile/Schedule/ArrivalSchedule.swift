@@ -72,10 +72,11 @@ public struct ArrivalSchedule: Sendable {
         return plan.phases[phase].endsWhenIdle ? cap : min(end, cap)
     }
 
-    /// True when the phase's session limit is reached.
-    public func isAtCapacity(phase: Int, live: Int) -> Bool {
+    /// True when the phase's session limit is reached. A segment gets its share of the limit (the
+    /// shares of all N segments add up to it), so N generators together keep to it.
+    public func isAtCapacity(phase: Int, live: Int, segment: Segment = .whole) -> Bool {
         guard let limit = plan.phases[phase].maxSessions else { return false }
-        return live >= limit
+        return live >= segment.share(ofCount: limit)
     }
 
     /// Sessions expected to have *started* by `time` (for `plan`).

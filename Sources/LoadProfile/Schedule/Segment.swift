@@ -40,5 +40,11 @@ public struct Segment: Sendable, Equatable, CustomStringConvertible {
         return lower < upper ? lower...(upper - 1) : nil
     }
 
+    /// This segment's part of `total` (e.g. a session limit): parts of all segments of the same count
+    /// add up to `total` and differ by at most one.
+    public func share(ofCount total: Int) -> Int {
+        total * (index + 1) / count - total * index / count
+    }
+
     public var description: String { "\(index)/\(count)" }
 }
