@@ -142,9 +142,7 @@ public enum PlanReport {
             case .loop(.duration(let duration), let body):
                 let pass = expectedSeconds(body)
                 return total + messageCount(body) * (pass > 0 ? max(duration.seconds / pass, 1) : 1)
-            case .choose(let branches):
-                let weight = max(branches.reduce(0) { $0 + $1.weight }, 1e-9)
-                return total + branches.reduce(0.0) { $0 + $1.weight / weight * messageCount($1.steps) }
+            case .choose(let branches): return total + expectation(of: branches, messageCount)
             default: return total
             }
         }
@@ -160,9 +158,7 @@ public enum PlanReport {
             case .muc(.send(_, let count, let interval)): return total + Double(max(count - 1, 0)) * (interval?.mean.seconds ?? 0)
             case .loop(.times(let n), let body): return total + Double(n) * expectedSeconds(body)
             case .loop(.duration(let duration), _): return total + duration.seconds
-            case .choose(let branches):
-                let weight = max(branches.reduce(0) { $0 + $1.weight }, 1e-9)
-                return total + branches.reduce(0.0) { $0 + $1.weight / weight * expectedSeconds($1.steps) }
+            case .choose(let branches): return total + expectation(of: branches, expectedSeconds)
             default: return total
             }
         }
@@ -175,12 +171,16 @@ public enum PlanReport {
             switch step.action {
             case .loop(.forever, let body): return total + messageCount(body) / max(expectedSeconds(body), 1)
             case .loop(_, let body): return total + sustainedRate(body)
-            case .choose(let branches):
-                let weight = max(branches.reduce(0) { $0 + $1.weight }, 1e-9)
-                return total + branches.reduce(0.0) { $0 + $1.weight / weight * sustainedRate($1.steps) }
+            case .choose(let branches): return total + expectation(of: branches, sustainedRate)
             default: return total
             }
         }
+    }
+
+    /// The weight-averaged `value` of a `choose`'s branches (weights need not add up to 1).
+    static func expectation(of branches: [WeightedBranch], _ value: ([Step]) -> Double) -> Double {
+        let weight = max(branches.reduce(0) { $0 + $1.weight }, 1e-9)
+        return branches.reduce(0.0) { $0 + $1.weight / weight * value($1.steps) }
     }
 
     static func containsStayOnline(_ steps: [Step]) -> Bool {
