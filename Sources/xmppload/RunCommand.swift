@@ -156,17 +156,9 @@ struct RunCommand: AsyncParsableCommand {
         }
         let mechanism = sasl.flatMap(SASLMechanism.init(name:))
         if let sasl, mechanism == nil { problems.append("--sasl: unknown mechanism '\(sasl)'") }
-        func parseDuration(_ text: String?, _ flag: String) -> Duration? {
-            guard let text else { return nil }
-            guard let value = DurationText.parse(text) else {
-                problems.append("\(flag): '\(text)' is not a duration (e.g. 500ms, 90s, 2m, 1h30m)")
-                return nil
-            }
-            return value
-        }
-        let intervalValue = parseDuration(interval, "--interval") ?? .seconds(5)
-        let latenessValue = parseDuration(maxLateness, "--max-lateness") ?? .seconds(1)
-        let graceValue = parseDuration(messageGrace, "--message-grace") ?? .seconds(5)
+        let intervalValue = LoadFlags.duration(interval, flag: "--interval", problems: &problems) ?? .seconds(5)
+        let latenessValue = LoadFlags.duration(maxLateness, flag: "--max-lateness", problems: &problems) ?? .seconds(1)
+        let graceValue = LoadFlags.duration(messageGrace, flag: "--message-grace", problems: &problems) ?? .seconds(5)
         // The load flags follow the same rules as `xmppload plan` (LoadFlags); all problems at once.
         var requestedPlan: LoadPlan?
         do {

@@ -23,19 +23,22 @@ public struct LoadFlags: Sendable, Equatable {
         self.seed = seed
     }
 
+    /// A duration flag's value as typed (`nil` when not given); a value that is not a duration adds
+    /// its problem to `problems` and gives nil. Shared by every command's duration flags.
+    public static func duration(_ text: String?, flag: String, problems: inout [String]) -> Duration? {
+        guard let text else { return nil }
+        guard let value = DurationText.parse(text) else {
+            problems.append("\(flag): '\(text)' is not a duration (e.g. 500ms, 90s, 2m, 1h30m)")
+            return nil
+        }
+        return value
+    }
+
     /// The plan these flags ask for over the profile's own plan (nil when the profile has no `load:`).
     public func plan(over profilePlan: LoadPlan?) throws(LoadFlagErrors) -> LoadPlan {
         var problems: [String] = []
-        func parse(_ text: String?, _ flag: String) -> Duration? {
-            guard let text else { return nil }
-            guard let value = DurationText.parse(text) else {
-                problems.append("\(flag): '\(text)' is not a duration (e.g. 500ms, 90s, 2m, 1h30m)")
-                return nil
-            }
-            return value
-        }
-        let durationValue = parse(duration, "--duration")
-        let rampValue = parse(ramp, "--ramp")
+        let durationValue = Self.duration(duration, flag: "--duration", problems: &problems)
+        let rampValue = Self.duration(ramp, flag: "--ramp", problems: &problems)
         if durationValue == .zero { problems.append("--duration must be longer than zero") }
         if sessions != nil && rate != nil { problems.append("--sessions (closed model) and --rate (open model) exclude each other") }
         if let sessions, !(1...ProfileDecoder.maximumUsers).contains(sessions) {
