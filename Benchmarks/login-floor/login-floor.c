@@ -198,6 +198,10 @@ static double now_s(clockid_t clock) {
   struct timespec t; clock_gettime(clock, &t); return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+static double seconds_between(struct timeval from, struct timeval to) {
+  return (double)(to.tv_sec - from.tv_sec) + (double)(to.tv_usec - from.tv_usec) / 1e6;
+}
+
 int main(int argc, char **argv) {
   if (argc != 8) die("usage: login-floor HOST PORT DOMAIN PASSWORD FIRST COUNT RATE", NULL);
   struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[2]))};
@@ -218,8 +222,7 @@ int main(int argc, char **argv) {
     login(&addr, argv[3], argv[4], first + k);
   }
   getrusage(RUSAGE_SELF, &after);
-  double user = (double)(after.ru_utime.tv_sec - before.ru_utime.tv_sec) + (double)(after.ru_utime.tv_usec - before.ru_utime.tv_usec) / 1e6;
-  double kernel = (double)(after.ru_stime.tv_sec - before.ru_stime.tv_sec) + (double)(after.ru_stime.tv_usec - before.ru_stime.tv_usec) / 1e6;
+  double user = seconds_between(before.ru_utime, after.ru_utime), kernel = seconds_between(before.ru_stime, after.ru_stime);
   printf("%ld %.4f %.4f %.4f %.3f\n", count, user + kernel, user, kernel, now_s(CLOCK_MONOTONIC) - start);
   return 0;
 }
