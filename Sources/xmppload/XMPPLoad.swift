@@ -33,10 +33,23 @@ struct XMPPLoad: AsyncParsableCommand {
 }
 
 /// The process exit codes of every sub-command.
+///
+/// One table for the whole tool, so no two meanings share a code. `run`: 0, 1, 2, 99, 130.
+/// `compare`: 0 nothing regressed, 2, 3, 4.
 enum ExitStatus: Int32 {
     case success = 0
+    /// The command could not do its job: the server was unreachable at start, no session logged in,
+    /// results could not be written.
     case failure = 1
+    /// Usage or profile error (every problem listed).
     case usage = 2
-    /// Thresholds failed (the run itself completed).
+    /// `compare`: at least one metric regressed beyond its tolerance.
+    case regressed = 3
+    /// `compare`: the runs are not comparable (different profile or load, saturated generator, a run
+    /// cut short) and `--force` was not given.
+    case notComparable = 4
+    /// `run`: a threshold failed (the run itself completed, or was aborted by `--abort-on-fail`).
     case thresholdsFailed = 99
+    /// `run`: SIGINT/SIGTERM cut the run short; the results gathered so far were written.
+    case interrupted = 130
 }

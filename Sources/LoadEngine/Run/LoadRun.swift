@@ -20,6 +20,8 @@ public final class LoadRun: Sendable {
     public let plan: LoadPlan
     public let runID: String
     private let stopRequests = ManagedAtomic<Int>(0)
+    /// The reason given with the first stop request (an index into `StopReason.allCases`; -1: none).
+    private let requestedReason = ManagedAtomic<Int>(-1)
 
     public init(configuration: RunConfiguration, definition: RunDefinition, plan: LoadPlan, runID: String? = nil) {
         self.configuration = configuration
@@ -29,8 +31,17 @@ public final class LoadRun: Sendable {
     }
 
     /// Asks the run to stop: the first call stops gracefully, the second closes everything at once.
-    public func requestStop() {
+    /// The first call's `reason` becomes the run's stop reason. Callable from any thread.
+    public func requestStop(reason: StopReason = .interrupted) {
+        let index = StopReason.allCases.firstIndex(of: reason) ?? 0
+        _ = requestedReason.compareExchange(expected: -1, desired: index, ordering: .relaxed)
         stopRequests.wrappingIncrement(ordering: .relaxed)
+    }
+
+    /// The reason given with the first `requestStop`, if any.
+    private var requestedStopReason: StopReason {
+        let index = requestedReason.load(ordering: .relaxed)
+        return index >= 0 ? StopReason.allCases[index] : .interrupted
     }
 
     /// Runs to the end and returns the summary that was written to `summary.json`.
@@ -105,7 +116,7 @@ public final class LoadRun: Sendable {
         var nextSnapshot = runStart + TimeAmount(configuration.interval)
         var phase = RunPhase.load
         var graceDeadline = NIODeadline.distantFuture
-        var stopReason = "completed"
+        var stopReason = StopReason.completed
 
         while true {
             try await Task.sleep(for: .milliseconds(50))
@@ -115,10 +126,10 @@ public final class LoadRun: Sendable {
             switch phase {
             case .load:
                 if signals > 0 {
-                    stopReason = "interrupted"
+                    stopReason = requestedStopReason
                     phase = .stopping
                     graceDeadline = now + TimeAmount(plan.gracefulStop)
-                    progress(.stopping(reason: stopReason))
+                    progress(.stopping(reason: stopReason.rawValue))
                     await Self.onEveryLoop(loops, drivers, contexts) { driver, context in
                         driver.stop()
                         context.beginGracefulStop()
@@ -126,7 +137,7 @@ public final class LoadRun: Sendable {
                 } else if loadEnd.map({ now >= $0 }) ?? false {
                     // No more arrivals; sessions stay online until the messages in flight arrived or
                     // the message grace period ended, so a late message is late, not lost.
-                    stopReason = "duration"
+                    stopReason = .duration
                     phase = .draining(until: now + TimeAmount(configuration.messageGrace))
                     await Self.onEveryLoop(loops, drivers, contexts) { driver, _ in driver.stop() }
                 } else if idleLoops.load(ordering: .relaxed) >= loops.count {
@@ -137,7 +148,7 @@ public final class LoadRun: Sendable {
                 if signals > 0 || now >= until || inFlight == 0 {
                     phase = .stopping
                     graceDeadline = now + TimeAmount(plan.gracefulStop)
-                    progress(.stopping(reason: stopReason))
+                    progress(.stopping(reason: stopReason.rawValue))
                     await Self.onEveryLoop(loops, drivers, contexts) { _, context in context.beginGracefulStop() }
                 }
             case .stopping:
@@ -168,10 +179,10 @@ public final class LoadRun: Sendable {
         let ledger = collector.finishLedger()
         let endedAt = Date()
         manifest.endedAt = endedAt
-        manifest.stopReason = stopReason
+        manifest.stopReason = stopReason.rawValue
         try output.writeManifest(manifest)
         let summary = RunSummary(runID: runID, profile: manifest.profiles.map(\.name).joined(separator: "+"),
-                                 startedAt: startedAt, endedAt: endedAt, stopReason: stopReason,
+                                 startedAt: startedAt, endedAt: endedAt, stopReason: stopReason.rawValue,
                                  total: collector.cumulative, healths: collector.healths,
                                  peakConcurrent: collector.peakConcurrent, ledger: ledger)
         try output.writeSummary(summary)
