@@ -25,12 +25,16 @@ let package = Package(
         // Pure protocol: XML model, stream framer, stanza parser, SASL, login state machine. No I/O.
         .target(name: "XMPPCore", dependencies: ["CLibXML2", "CCrypto"]),
         // Profiles and load models: YAML decoding with positions, validation, schedules. No NIO.
-        .target(name: "LoadProfile", dependencies: [.product(name: "Yams", package: "Yams")]),
+        // XMPPCore for the shared TLS mode and SASL mechanism names.
+        .target(name: "LoadProfile", dependencies: ["XMPPCore", .product(name: "Yams", package: "Yams")]),
         // Metrics values and results files: histograms, snapshots, summary, report. No NIO.
         .target(name: "LoadResults", dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]),
-        // The NIO engine: channel handlers, virtual users, schedulers, recorders, the run.
+        // A virtual user's logic without I/O: the compiled profile and the session state machine
+        // (drives LoginMachine, runs steps), fed events with an injected clock. No NIO.
+        .target(name: "SessionCore", dependencies: ["XMPPCore", "LoadProfile", "LoadResults"]),
+        // The NIO engine: stream codec, connections, virtual users, schedulers, recorders, the run.
         .target(name: "LoadEngine", dependencies: [
-            "XMPPCore", "LoadProfile", "LoadResults",
+            "XMPPCore", "LoadProfile", "LoadResults", "SessionCore",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -41,15 +45,16 @@ let package = Package(
         ]),
         // The command line: run | check | plan | report | provision.
         .executableTarget(name: "xmppload", dependencies: [
-            "LoadEngine", "LoadProfile", "LoadResults",
+            "LoadEngine", "LoadProfile", "LoadResults", "XMPPCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "XMPPCoreTests", dependencies: ["XMPPCore"]),
-        .testTarget(name: "LoadProfileTests", dependencies: ["LoadProfile"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LoadProfileTests", dependencies: ["LoadProfile", "XMPPCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SessionCoreTests", dependencies: ["SessionCore", "XMPPCore", "LoadProfile", "LoadResults"]),
         .testTarget(name: "LoadResultsTests", dependencies: ["LoadResults"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LoadEngineTests", dependencies: [
-            "LoadEngine", "XMPPCore",
+            "LoadEngine", "XMPPCore", "SessionCore", "LoadProfile", "LoadResults",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "NIOTestUtils", package: "swift-nio"),

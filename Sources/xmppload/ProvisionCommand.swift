@@ -37,7 +37,7 @@ struct ProvisionCommand: AsyncParsableCommand {
         guard let (host, port) = RunCommand.parseServer(server) else { throw ValidationError("--server must be HOST:PORT") }
         guard let range = RunCommand.parseRange(accounts) else { throw ValidationError("--accounts must be FROM-TO") }
         guard concurrency > 0 else { throw ValidationError("--concurrency must be positive") }
-        guard let tlsPolicy = LoginMachine.TLSPolicy(rawValue: tls) else { throw ValidationError("--tls must be starttls, direct or none") }
+        guard let tlsPolicy = TLSMode(rawValue: tls) else { throw ValidationError("--tls must be starttls, direct or none") }
         let profile = try ProfileLoader.load(yaml: Self.profileYAML(rosters: rosters, prefix: accountPrefix, range: range), file: "provision")
         let base = out ?? FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-provision-\(UUID().uuidString.prefix(8))").path
         defer { if out == nil { try? FileManager.default.removeItem(atPath: base) } }

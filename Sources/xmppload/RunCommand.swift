@@ -147,9 +147,9 @@ struct RunCommand: AsyncParsableCommand {
                 problems.append("--segment must be i/N with 0 <= i < N, got '\(segment)'")
             }
         }
-        let tlsPolicy: LoginMachine.TLSPolicy?
+        let tlsPolicy: TLSMode?
         if let tls {
-            tlsPolicy = LoginMachine.TLSPolicy(rawValue: tls)
+            tlsPolicy = TLSMode(rawValue: tls)
             if tlsPolicy == nil { problems.append("--tls must be starttls, direct or none, got '\(tls)'") }
         } else {
             tlsPolicy = nil

@@ -4,6 +4,7 @@ import LoadResults
 import NIOCore
 import NIOEmbedded
 import Testing
+import SessionCore
 import XMPPCore
 @testable import LoadEngine
 
@@ -20,37 +21,64 @@ import XMPPCore
           - logout
         """
 
+    /// Connects users to one `EmbeddedChannel`: builds the real pipeline on it and connects it.
+    final class EmbeddedConnector: UserConnecting {
+        let channel: EmbeddedChannel
+        let context: LoopContext
+
+        init(channel: EmbeddedChannel, context: LoopContext) {
+            self.channel = channel
+            self.context = context
+        }
+
+        func connect(_ user: VirtualUser) {
+            do {
+                try channel.pipeline.syncOperations.addHandlers(
+                    SessionChannelHandler.pipeline(for: user, parser: context.parser, bytes: context))
+                try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 5222)).wait()
+            } catch {
+                user.connectFailed(ConnectionFailure(error))
+            }
+        }
+    }
+
     /// A virtual user on an embedded channel with its own loop context and recorder.
     final class Harness {
         let loop = EmbeddedEventLoop()
         let channel: EmbeddedChannel
         let context: LoopContext
-        let handler: VirtualUserHandler
+        let user: VirtualUser
         let parser = StanzaParser()
         let header: StreamHeader
 
         init(profile yaml: String = SessionPipelineTests.profileYAML) throws {
             let definition = try ProfileLoader.load(yaml: yaml, file: "pipeline.yaml")
             let configuration = RunConfiguration(host: "127.0.0.1", port: 5222, domain: "load.test", accounts: 1...10,
-                                                 password: "secret", tls: LoginMachine.TLSPolicy.none, outputDirectory: "/tmp/unused")
+                                                 password: "secret", tls: TLSMode.none, outputDirectory: "/tmp/unused")
             let environment = RunEnvironment(configuration: configuration, runID: "test-run",
                                              server: try SocketAddress(ipAddress: "127.0.0.1", port: 5222), tls: nil,
-                                             definition: definition, seed: 1, clockOrigin: .now())
+                                             definition: definition, seed: 1, clockOrigin: loop.now)
             context = LoopContext(eventLoop: loop, environment: environment, loopIndex: 0)
+            channel = EmbeddedChannel(loop: loop)
+            context.connector = EmbeddedConnector(channel: channel, context: context)
             let identity = SessionIdentity(serial: 0, slot: 0, accountNumber: 1, username: "user1", bareJID: "user1@load.test")
             _ = environment.directory.claim(0)
-            handler = VirtualUserHandler(identity: identity, loop: context, script: environment.scripts[0],
-                                         rng: SeededGenerator(seed: 1, stream: 0), intendedStart: .now(), connectStart: .now())
-            context.register(handler)
-            context.connectingCount += 1
-            channel = EmbeddedChannel(loop: loop)
-            try channel.pipeline.syncOperations.addHandlers([WireByteCounter(sink: handler), handler])
+            let machine = SessionMachine(identity: identity, script: environment.scripts[0], settings: environment.settings,
+                                         host: context, generator: SeededGenerator(seed: 1, stream: 0), intendedStart: context.now())
+            user = VirtualUser(machine: machine, loop: context, userIndex: 0, phase: 0)
             header = try parser.parseHeader(Array("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>".utf8))
         }
 
+        /// Starts the user: it arms its login timeout and connects the embedded channel.
         func connect() throws {
-            handler.armLoginTimeout()
-            try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 5222)).wait()
+            context.start(user)
+        }
+
+        var isEnded: Bool { user.machine.isEnded }
+
+        /// Finishes the channel; it must hold nothing unread (the session may have closed it already).
+        func finish() throws {
+            #expect(try channel.finish(acceptAlreadyClosed: true).isClean)
         }
 
         /// Everything the client wrote since the last call.
@@ -92,7 +120,7 @@ import XMPPCore
         try harness.connect()
         try harness.replay(Transcript(named: "prosody-0.12-login-plain"))
         // After the server's </stream:stream> the session ends cleanly.
-        if case .ended = harness.handler.stage {} else { Issue.record("session did not end: \(harness.handler.stage)") }
+        #expect(harness.isEnded, "session did not end")
         // The login, step and logout timeouts armed on the way are stale now: they must not fire.
         harness.loop.advanceTime(by: .seconds(120))
         let snapshot = harness.snapshot()
@@ -106,7 +134,7 @@ import XMPPCore
         #expect(snapshot.counter(.bytesReceived) > 1000)
         #expect(snapshot.counter(.bytesSent) > 300)
         #expect(harness.context.liveSessionCount == 0)
-        _ = try? harness.channel.finish()
+        try harness.finish()
     }
 
     @Test func unexpectedIQBeforeSuccessIsAnsweredAndTheLoginSucceeds() throws {
@@ -117,7 +145,7 @@ import XMPPCore
         #expect(snapshot.counter(.sessionsLoggedIn) == 1)
         #expect(snapshot.counter(.unexpectedStanzas) == 1)
         #expect(snapshot.errors.isEmpty)
-        _ = try? harness.channel.finish()
+        try harness.finish()
     }
 
     @Test func aSilentServerTimesTheLoginOut() throws {
@@ -127,9 +155,9 @@ import XMPPCore
         try harness.serverSends("<?xml version='1.0'?><stream:stream id='x' from='load.test' version='1.0' xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>")
         // The server goes silent: no features. Nothing happens until the login timeout (30 s default).
         harness.loop.advanceTime(by: .seconds(29))
-        if case .ended = harness.handler.stage { Issue.record("ended before the timeout") }
+        #expect(!harness.isEnded, "ended before the timeout")
         harness.loop.advanceTime(by: .seconds(2))
-        if case .ended = harness.handler.stage {} else { Issue.record("login did not time out") }
+        #expect(harness.isEnded, "login did not time out")
         let snapshot = harness.snapshot()
         #expect(snapshot.errors["timeout-login"] == 1)
         #expect(snapshot.counter(.sessionsFailed) == 1)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XMPPCore
 @testable import LoadProfile
 
 /// `check` on a corpus of broken profiles: every problem at once, with exact file:line:column
@@ -33,7 +34,7 @@ import Testing
         let definition = try ProfileLoader.load(path: Self.fixtures.appendingPathComponent("good/full.yaml").path)
         let profile = try #require(definition.profiles.first?.profile)
         #expect(profile.repeatMode == .forever)
-        #expect(profile.login == LoginOptions(mechanism: "PLAIN", tls: TLSMode.none, resource: try Template(parsing: "r${index}"), register: true))
+        #expect(profile.login == LoginOptions(mechanism: .plain, tls: TLSMode.none, resource: try Template(parsing: "r${index}"), register: true))
         #expect(profile.steps.count == 29)
         #expect(profile.steps.map(\.name).prefix(6) == ["login", "roster.get", "roster.add", "roster.rename", "roster.remove", "presence"])
         let named = try #require(profile.steps.first { $0.name == "final-ping" })

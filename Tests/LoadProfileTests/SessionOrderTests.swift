@@ -1,4 +1,5 @@
 import Testing
+import XMPPCore
 @testable import LoadProfile
 
 /// The order rules `check` applies while it walks the steps, and the defaults it fills in.
@@ -106,9 +107,9 @@ import Testing
             Issue.record("first step is not a login")
             return
         }
-        #expect(options.mechanism == "PLAIN")
+        #expect(options.mechanism == .plain)
         #expect(options.tls == .direct)
         #expect(options.resource.render { $0 == "index" ? "7" : nil } == "r7")
-        #expect(profile.login.mechanism == "SCRAM-SHA-256")
+        #expect(profile.login.mechanism == .scramSHA256)
     }
 }

@@ -24,7 +24,7 @@ import Testing
         <stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/><session xmlns='urn:ietf:params:xml:ns:xmpp-session'/></stream:features>
         """)
 
-    static func configuration(tls: LoginMachine.TLSPolicy = .startTLS, mechanism: SASLMechanism? = nil,
+    static func configuration(tls: TLSMode = .startTLS, mechanism: SASLMechanism? = nil,
                               register: Bool = false) -> LoginMachine.Configuration {
         .init(domain: "load.test", username: "user", password: "pencil", resource: "r1",
               tls: tls, mechanism: mechanism, register: register)

@@ -3,6 +3,7 @@ import LoadProfile
 import LoadResults
 import NIOCore
 import NIOPosix
+import SessionCore
 import XMPPCore
 
 /// Starts this event loop's share of the run's arrivals at their intended times.
@@ -33,12 +34,6 @@ final class ArrivalDriver {
     private var stopped = false
     /// Called (on this loop) when this loop has no more arrivals and no live sessions.
     var onIdle: (() -> Void)?
-    /// One bootstrap per loop, reused by every connect (a bootstrap, its option list and its
-    /// initializer closure per session cost more than the XMPP work of a login). Its initializer takes
-    /// the session from `connectingHandler`, which `startSession` sets just before `connect(to:)`:
-    /// called on the channel's own loop, NIO runs the initializer synchronously inside `connect`.
-    private var bootstrap: ClientBootstrap?
-    private var connectingHandler: VirtualUserHandler?
 
     init(context: LoopContext, schedule: ArrivalSchedule, loopCount: Int,
          sessionCap: Int, liveSessions: LiveSessionCounter, serials: ManagedAtomic<Int>) {
@@ -112,12 +107,12 @@ final class ArrivalDriver {
         if liveSessions.current >= sessionCap
             || schedule.isAtCapacity(phase: phase, live: liveSessions.current, segment: segment) {
             context.recorder.increment(.droppedArrivals)
-            context.recorder.recordError(kind: "dropped-capacity")
+            context.recorder.recordError(kind: ArrivalDrop.capacity.kind)
             return
         }
         guard let slot = environment.directory.claimFree(startingAt: arrivalIndex % accounts.count) else {
             context.recorder.increment(.droppedArrivals)
-            context.recorder.recordError(kind: "dropped-no-free-account")
+            context.recorder.recordError(kind: ArrivalDrop.noFreeAccount.kind)
             return
         }
         startSession(slot: slot, userIndex: segment.globalIndex(arrivalIndex), phase: phase, intended: intended)
@@ -133,58 +128,20 @@ final class ArrivalDriver {
                                        bareJID: "\(username)@\(configuration.domain)")
         var rng = SeededGenerator(seed: environment.seed, stream: UInt64(userIndex))
         let script = environment.pickScript(using: &rng)
-        let connectStart = NIODeadline.now()
-        let handler = VirtualUserHandler(identity: identity, loop: context, script: script, rng: rng,
-                                         intendedStart: intended, connectStart: connectStart)
-        handler.userIndex = userIndex
-        handler.phase = phase
-        context.register(handler)
-        context.connectingCount += 1
+        let machine = SessionMachine(identity: identity, script: script, settings: environment.settings,
+                                     host: context, generator: rng, intendedStart: environment.instant(intended))
         liveSessions.increment()
-        context.recorder.increment(.sessionsStarted)
-        handler.armLoginTimeout()
-
-        let bound = NIOLoopBound(handler, eventLoop: context.eventLoop)
-        connectingHandler = handler
-        sessionBootstrap().connect(to: environment.server).whenFailure { error in
-            bound.value.abort(kind: ConnectionErrorKind.kind(of: error))
-        }
-        connectingHandler = nil
+        context.start(VirtualUser(machine: machine, loop: context, userIndex: userIndex, phase: phase))
     }
 
-    private func sessionBootstrap() -> ClientBootstrap {
-        if let bootstrap { return bootstrap }
-        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        // TCP_NODELAY is ClientBootstrap's default. The receive buffer starts small (memory per idle
-        // session) and grows for bursts.
-        let made = ClientBootstrap(group: context.eventLoop)
-            .connectTimeout(TimeAmount(context.environment.configuration.connectTimeout))
-            .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
-            .channelInitializer { channel in
-                let driver = bound.value
-                guard let handler = driver.connectingHandler else {
-                    return channel.eventLoop.makeFailedFuture(SessionBootstrapError.noSessionForChannel)
-                }
-                driver.connectingHandler = nil
-                do {
-                    try channel.pipeline.syncOperations.addHandlers([WireByteCounter(sink: handler), handler])
-                    return channel.eventLoop.makeSucceededVoidFuture()
-                } catch {
-                    return channel.eventLoop.makeFailedFuture(error)
-                }
-            }
-        bootstrap = made
-        return made
-    }
-
-    private func sessionEnded(_ session: VirtualUserHandler, failed: Bool) {
+    private func sessionEnded(_ session: VirtualUser, failed: Bool) {
         liveSessions.decrement()
         let now = NIODeadline.now()
         if session.script.repeatsForever, !stopped, !context.isStopping, now < phaseEnd(session.phase) {
             // A closed-model user runs its profile again; after a failure, wait a second first.
             let userIndex = session.userIndex
             let phase = session.phase
-            let previousSlot = session.identity.slot
+            let previousSlot = session.machine.identity.slot
             let delay: TimeAmount = failed ? .seconds(1) : .zero
             let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
             context.eventLoop.scheduleTask(in: delay) {
@@ -206,8 +163,17 @@ final class ArrivalDriver {
     }
 }
 
-/// A channel was initialized with no session waiting for it (NIO ran the initializer later than
-/// `connect(to:)` returned, which it does not do for a connect made on the channel's own loop).
-enum SessionBootstrapError: Error {
-    case noSessionForChannel
+/// Why an arrival was dropped instead of started (measurement rule 2), as counted in `errors`.
+enum ArrivalDrop {
+    /// The session cap (file descriptors) or the phase's `max_sessions` was reached.
+    case capacity
+    /// Every account of this generator's range is in use.
+    case noFreeAccount
+
+    var kind: String {
+        switch self {
+        case .capacity: return "dropped-capacity"
+        case .noFreeAccount: return "dropped-no-free-account"
+        }
+    }
 }

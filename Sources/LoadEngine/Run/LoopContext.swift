@@ -1,13 +1,16 @@
+import LoadProfile
 import LoadResults
 import NIOCore
+import SessionCore
 import XMPPCore
 
 /// The state one event loop shares among its sessions: the stanza parser and SCRAM key cache (one
-/// each per loop, see docs/ARCHITECTURE.md), the loop's metrics recorder, and its live sessions.
+/// each per loop, see docs/ARCHITECTURE.md), the loop's metrics recorder, timeouts, connector and
+/// live virtual users. It is the `SessionHost` of every session on the loop.
 ///
 /// Loop-bound: every member is touched only on `eventLoop`, so nothing here needs a lock, and the
 /// recorder is merged into run-wide snapshots by the collector at interval boundaries.
-final class LoopContext {
+final class LoopContext: SessionHost, ByteCountSink {
     let eventLoop: any EventLoop
     let environment: RunEnvironment
     let loopIndex: Int
@@ -16,15 +19,20 @@ final class LoopContext {
     var recorder: MetricsRecorder
     /// Login, step and logout timeouts of this loop's sessions.
     let timeouts: SessionTimeouts
-    /// Live sessions on this loop, by serial number.
-    private(set) var sessions: [Int: VirtualUserHandler] = [:]
+    /// Opens connections for this loop's users: TCP through one reusable bootstrap; tests put an
+    /// `EmbeddedChannel` here.
+    lazy var connector: any UserConnecting = SessionConnector(context: self)
+    /// Live users on this loop, by serial number.
+    private(set) var sessions: [Int: VirtualUser] = [:]
     /// Sessions connecting or logging in / logged in, for the gauges.
-    var connectingCount = 0
-    var onlineCount = 0
+    private(set) var connectingCount = 0
+    private(set) var onlineCount = 0
     /// Set when the run's load phase ended: sessions log out after their current step.
     private(set) var isStopping = false
     /// Cached message bodies by size, so `body_size: N` allocates one string per loop.
     private var fillerBodies: [Int: String] = [:]
+    /// Set by the loop's `ArrivalDriver`: told about every session that ended.
+    var sessionEndedHook: ((VirtualUser, Bool) -> Void)?
 
     init(eventLoop: any EventLoop, environment: RunEnvironment, loopIndex: Int) {
         self.eventLoop = eventLoop
@@ -39,8 +47,33 @@ final class LoopContext {
 
     var liveSessionCount: Int { sessions.count }
 
-    func register(_ session: VirtualUserHandler) { sessions[session.identity.serial] = session }
-    func unregister(_ session: VirtualUserHandler) { sessions[session.identity.serial] = nil }
+    // MARK: - Clock
+
+    /// The loop's now on the run's session clock.
+    func now() -> SessionInstant {
+        SessionInstant(nanoseconds: Int64(clamping: eventLoop.now.uptimeNanoseconds)
+                       &- Int64(clamping: environment.clockOrigin.uptimeNanoseconds))
+    }
+
+    /// The loop deadline of a session instant.
+    func deadline(_ instant: SessionInstant) -> NIODeadline {
+        let nanos = Int64(clamping: environment.clockOrigin.uptimeNanoseconds).addingReportingOverflow(instant.nanoseconds)
+        return .uptimeNanoseconds(UInt64(max(nanos.overflow ? Int64.max : nanos.partialValue, 0)))
+    }
+
+    // MARK: - Users
+
+    /// Registers `user` and starts it.
+    func start(_ user: VirtualUser) {
+        sessions[user.serial] = user
+        user.start()
+    }
+
+    /// Called by a user exactly once, when it ended.
+    func sessionEnded(_ user: VirtualUser, failed: Bool) {
+        sessions[user.serial] = nil
+        sessionEndedHook?(user, failed)
+    }
 
     /// Asks every live session to finish its current step and log out.
     func beginGracefulStop() {
@@ -51,16 +84,10 @@ final class LoopContext {
     /// Closes every session still alive (the graceful-stop timeout expired).
     func closeAll() {
         isStopping = true
-        for session in Array(sessions.values) { session.abort(kind: "stopped-at-deadline") }
+        for session in Array(sessions.values) { session.abort(.stoppedAtDeadline) }
     }
 
-    /// Set by the loop's `ArrivalDriver`: told about every session that ended.
-    var sessionEndedHook: ((VirtualUserHandler, Bool) -> Void)?
-
-    /// Called by a session exactly once, when it ended (after it unregistered).
-    func sessionEnded(_ session: VirtualUserHandler, failed: Bool) {
-        sessionEndedHook?(session, failed)
-    }
+    // MARK: - SessionHost
 
     func fillerBody(size: Int) -> String {
         if let body = fillerBodies[size] { return body }
@@ -69,4 +96,34 @@ final class LoopContext {
         fillerBodies[size] = body
         return body
     }
+
+    func randomOnlineSlot(excluding slot: Int, using generator: inout SeededGenerator) -> Int? {
+        environment.directory.randomOnline(excluding: slot, using: &generator)
+    }
+
+    func setOnline(_ slot: Int, _ online: Bool) {
+        environment.directory.setOnline(slot, online)
+    }
+
+    func releaseAccount(_ slot: Int) {
+        environment.directory.release(slot)
+    }
+
+    func sessionStageChanged(from old: SessionStage, to new: SessionStage) {
+        switch old {
+        case .connecting: connectingCount -= 1
+        case .online: onlineCount -= 1
+        case .idle, .ended: break
+        }
+        switch new {
+        case .connecting: connectingCount += 1
+        case .online: onlineCount += 1
+        case .idle, .ended: break
+        }
+    }
+
+    // MARK: - ByteCountSink
+
+    func received(_ byteCount: Int) { recorder.increment(.bytesReceived, by: UInt64(byteCount)) }
+    func sent(_ byteCount: Int) { recorder.increment(.bytesSent, by: UInt64(byteCount)) }
 }

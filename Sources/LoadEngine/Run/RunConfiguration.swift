@@ -14,7 +14,7 @@ public struct RunConfiguration: Sendable {
     public var accountPrefix: String
     public var password: String
     /// nil: the profile's choice, else STARTTLS when offered.
-    public var tls: LoginMachine.TLSPolicy?
+    public var tls: TLSMode?
     public var insecure: Bool
     /// Forces one SASL mechanism for every login, overriding the profile.
     public var mechanism: SASLMechanism?
@@ -42,7 +42,7 @@ public struct RunConfiguration: Sendable {
     public var segment: Segment = .whole
 
     public init(host: String, port: Int, domain: String, accounts: ClosedRange<Int>, accountPrefix: String = "user",
-                password: String, tls: LoginMachine.TLSPolicy? = nil, insecure: Bool = false,
+                password: String, tls: TLSMode? = nil, insecure: Bool = false,
                 mechanism: SASLMechanism? = nil, outputDirectory: String, interval: Duration = .seconds(5),
                 maxArrivalLateness: Duration = .seconds(1), connectTimeout: Duration = .seconds(10),
                 metricsPort: Int? = nil, metricsHost: String = "127.0.0.1", messageGrace: Duration = .seconds(5),

@@ -1,6 +1,7 @@
 import LoadProfile
 import LoadResults
 import NIOCore
+import SessionCore
 import XMPPCore
 
 /// Everything about a run that every session on every event loop reads and nobody changes once the
@@ -13,17 +14,17 @@ final class RunEnvironment: Sendable {
     let server: SocketAddress
     let tls: TLSSetup?
     let directory: OnlineDirectory
-    /// The profiles of the mix, compiled, with cumulative weights for picking one per session.
+    /// The profiles of the mix, compiled once (each with its own login options and variables), with
+    /// cumulative weights for picking one per session.
     let scripts: [SessionScript]
     let cumulativeWeights: [Double]
     let registry: MetricRegistry
-    let metrics: FixedMetrics
-    /// The origin of every monotonic nanosecond reading the run reports (e.g. in message stamps).
+    /// What every session reads: domain, accounts, password, run id, fixed metric ids.
+    let settings: SessionSettings
+    /// The origin of the session clock (`SessionInstant` zero; message stamps count from it).
     let clockOrigin: NIODeadline
     /// The run's seed: each session's generator derives from (seed, user index).
     let seed: UInt64
-    /// `${name}` values every profile may use besides the per-session ones.
-    let variables: [String: String]
 
     init(configuration: RunConfiguration, runID: String, server: SocketAddress, tls: TLSSetup?,
          definition: RunDefinition, seed: UInt64, clockOrigin: NIODeadline) {
@@ -34,27 +35,33 @@ final class RunEnvironment: Sendable {
         self.tls = tls
         self.directory = OnlineDirectory(capacity: configuration.accounts.count)
         var registry = MetricRegistry()
-        metrics = FixedMetrics(registry: &registry)
+        let metrics = FixedMetrics(registry: &registry)
+        let overrides = SessionScript.Overrides(tls: configuration.tls, mechanism: configuration.mechanism)
         var scripts: [SessionScript] = []
         var cumulative: [Double] = []
         var total = 0.0
-        var variables: [String: String] = [:]
         for entry in definition.profiles {
-            scripts.append(SessionScript(profile: entry.profile, registry: &registry))
+            scripts.append(SessionScript(profile: entry.profile, registry: &registry, overrides: overrides))
             total += entry.weight
             cumulative.append(total)
-            variables.merge(entry.profile.variables) { first, _ in first }
         }
         self.scripts = scripts
         self.cumulativeWeights = cumulative
         self.registry = registry
         self.clockOrigin = clockOrigin
-        self.variables = variables
+        settings = SessionSettings(domain: configuration.domain, accountPrefix: configuration.accountPrefix,
+                                   accounts: configuration.accounts, password: configuration.password,
+                                   runID: runID, tlsAvailable: tls != nil, metrics: metrics)
     }
 
     /// Nanoseconds since the run's clock origin.
     func nanos(_ deadline: NIODeadline) -> UInt64 {
         deadline >= clockOrigin ? UInt64((deadline - clockOrigin).nanoseconds) : 0
+    }
+
+    /// A loop deadline on the session clock.
+    func instant(_ deadline: NIODeadline) -> SessionInstant {
+        SessionInstant(nanoseconds: Int64(clamping: deadline.uptimeNanoseconds) &- Int64(clamping: clockOrigin.uptimeNanoseconds))
     }
 
     /// The script for a session, chosen by weight with the session's own generator.
@@ -64,26 +71,5 @@ final class RunEnvironment: Sendable {
         let point = Double.random(in: 0..<total, using: &rng)
         let index = cumulativeWeights.firstIndex { point < $0 } ?? scripts.count - 1
         return scripts[index]
-    }
-}
-
-/// Metric ids the engine records whatever the profile says.
-struct FixedMetrics: Sendable {
-    let login: MetricID
-    let phases: [MetricID]   // indexed like LoginPhase.allCases
-    let message: MetricID
-    let mucMessage: MetricID
-    let logout: MetricID
-
-    init(registry: inout MetricRegistry) {
-        login = registry.register("login")
-        phases = LoginPhase.allCases.map { registry.register($0.metricName) }
-        message = registry.register("message")
-        mucMessage = registry.register("muc.message")
-        logout = registry.register("logout")
-    }
-
-    func phase(_ phase: LoginPhase) -> MetricID {
-        phases[LoginPhase.allCases.firstIndex(of: phase)!]
     }
 }

@@ -42,7 +42,15 @@ final class SessionTimeouts {
     /// `EmbeddedEventLoop`'s virtual clock drives it in tests).
     func arm(_ token: Token, after amount: TimeAmount) {
         let sum = Int64(clamping: eventLoop.now.uptimeNanoseconds).addingReportingOverflow(max(amount.nanoseconds, 0))
-        let exact = sum.overflow ? Int64.max - Self.tick : sum.partialValue
+        arm(token, atNanoseconds: sum.overflow ? Int64.max - Self.tick : sum.partialValue)
+    }
+
+    /// Arms `token` to come due at `deadline` (not before; up to one tick after).
+    func arm(_ token: Token, at deadline: NIODeadline) {
+        arm(token, atNanoseconds: min(Int64(clamping: deadline.uptimeNanoseconds), Int64.max - Self.tick))
+    }
+
+    private func arm(_ token: Token, atNanoseconds exact: Int64) {
         let nanos = (exact / Self.tick + (exact % Self.tick == 0 ? 0 : 1)) * Self.tick
         heap.push(deadline: nanos, payload: token)
         rearmIfEarlier(than: nanos)

@@ -1,4 +1,5 @@
 import Foundation
+import XMPPCore
 import Yams
 
 /// Walks a composed YAML node tree (not Codable: nodes carry their line and column) into profile
@@ -15,7 +16,7 @@ struct ProfileDecoder {
     var defaultStepTimeout: Duration = .seconds(30)
 
     /// Variables the engine provides to every session.
-    static let engineVariables = ["index", "user", "domain", "jid", "resource", "seq", "run_id", "session", "room", "nick", "random", "id", "prev_index", "next_index"]
+    static let engineVariables = SessionVariable.allCases.map(\.rawValue)
 
     static let topLevelKeys = ["name", "description", "login", "repeat", "step_timeout", "variables", "steps", "load", "mix"]
     static let stepModifiers = ["name", "on_error", "timeout"]
@@ -282,8 +283,8 @@ struct ProfileDecoder {
         guard let map = mapping(node, "login") else { return (options, false) }
         checkKeys(map, allowed: ["sasl", "tls", "resource", "register"], "login")
         if let value = map["sasl"], let text = string(value, "login.sasl") {
-            if LoginOptions.mechanisms.contains(text.uppercased()) { options.mechanism = text.uppercased() }
-            else { problem(value, "unknown SASL mechanism '\(text)'", hint: "use one of \(LoginOptions.mechanisms.joined(separator: ", "))") }
+            if let mechanism = SASLMechanism(name: text) { options.mechanism = mechanism }
+            else { problem(value, "unknown SASL mechanism '\(text)'", hint: "use one of \(SASLMechanism.allCases.map(\.name).joined(separator: ", "))") }
         }
         if let value = map["tls"], let text = oneOf(value, "login.tls", TLSMode.allCases.map(\.rawValue)) { options.tls = TLSMode(rawValue: text) }
         if let value = map["resource"], let resource = template(value, "login.resource") {

@@ -1,3 +1,5 @@
+import XMPPCore
+
 /// A named sequence of steps that one virtual user runs, decoded and validated from YAML.
 ///
 /// Invariants (checked by `ProfileLoader`): at least one step; no stanza step before `login`;
@@ -35,26 +37,17 @@ public enum RepeatMode: String, Sendable, Equatable {
     case forever
 }
 
-/// How TLS is used: STARTTLS when offered, direct TLS from the first byte, or none.
-public enum TLSMode: String, Sendable, Equatable, CaseIterable {
-    case starttls
-    case direct
-    case none
-}
-
 /// Choices for the login step. `nil` means "the command line's or the default".
 public struct LoginOptions: Sendable, Equatable {
-    /// SASL mechanism name (SCRAM-SHA-512, SCRAM-SHA-256, SCRAM-SHA-1, PLAIN, ANONYMOUS); nil: strongest offered.
-    public var mechanism: String?
+    /// The SASL mechanism to force; nil: the strongest offered.
+    public var mechanism: SASLMechanism?
     public var tls: TLSMode?
     /// The resource to bind; default `xmppload`.
     public var resource: Template
     /// Register the account with XEP-0077 before logging in.
     public var register: Bool
 
-    public static let mechanisms = ["SCRAM-SHA-512", "SCRAM-SHA-256", "SCRAM-SHA-1", "PLAIN", "ANONYMOUS"]
-
-    public init(mechanism: String? = nil, tls: TLSMode? = nil, resource: Template = Template(literal: "xmppload"),
+    public init(mechanism: SASLMechanism? = nil, tls: TLSMode? = nil, resource: Template = Template(literal: "xmppload"),
                 register: Bool = false) {
         self.mechanism = mechanism
         self.tls = tls

@@ -16,15 +16,8 @@ import Foundation
 /// - After `.loggedIn` or `.fail` the machine ignores further input.
 /// - Not `Sendable`: it holds the event loop's `SCRAMKeyCache` and lives on that loop with its handler.
 public struct LoginMachine {
-    /// How TLS is used on this connection.
-    public enum TLSPolicy: String, Sendable {
-        /// Upgrade with STARTTLS when the server offers it; stay plain when it doesn't.
-        case startTLS = "starttls"
-        /// TLS from the first byte (Openfire's 5223): the handler adds TLS before the stream opens.
-        case direct
-        /// Never TLS, even when offered.
-        case none
-    }
+    /// How TLS is used on this connection (the shared `TLSMode`).
+    public typealias TLSPolicy = TLSMode
 
     /// Everything a login needs to know. Values, no references.
     public struct Configuration: Sendable {

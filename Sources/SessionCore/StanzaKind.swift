@@ -2,10 +2,10 @@ import LoadResults
 import XMPPCore
 
 /// The kind of a depth-1 element, for the stanzas-in/out counters.
-enum StanzaKind {
+public enum StanzaKind: Sendable {
     case message, presence, iq, other
 
-    static func of(_ element: XMLElement) -> StanzaKind {
+    public static func of(_ element: XMLElement) -> StanzaKind {
         switch element.name {
         case "message": return .message
         case "presence": return .presence
@@ -14,7 +14,7 @@ enum StanzaKind {
         }
     }
 
-    var inboundCounter: Counter {
+    public var inboundCounter: Counter {
         switch self {
         case .message: return .stanzasInMessage
         case .presence: return .stanzasInPresence
@@ -23,7 +23,7 @@ enum StanzaKind {
         }
     }
 
-    var outboundCounter: Counter {
+    public var outboundCounter: Counter {
         switch self {
         case .message: return .stanzasOutMessage
         case .presence: return .stanzasOutPresence

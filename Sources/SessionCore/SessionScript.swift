@@ -1,14 +1,46 @@
 import LoadProfile
 import LoadResults
+import XMPPCore
 
 /// A profile compiled for execution: a flat, immutable list of instructions shared by every session
 /// that runs the profile, so a session's whole progress is one program counter plus a small loop stack.
 ///
-/// Nested `repeat` and `choose` blocks become jumps; each step's metric name is resolved to a dense
-/// `MetricID` once, here, so the hot path never looks a name up.
-struct SessionScript: Sendable {
+/// Everything a session needs from its profile is resolved here, once per run, not per session:
+/// nested `repeat` and `choose` blocks become jumps; each step's metric name becomes a dense
+/// `MetricID`; the login options are merged with the command line's overrides (`login`); the login
+/// timeout is found; and the profile keeps *its own* `variables` (in a weighted mix, each profile's
+/// sessions see their profile's values, never another profile's).
+public struct SessionScript: Sendable {
+    /// How this script's sessions log in: the profile's login step merged with the run's overrides.
+    public struct Login: Sendable, Equatable {
+        public var tls: TLSMode
+        /// Forced mechanism; nil: the strongest offered.
+        public var mechanism: SASLMechanism?
+        public var register: Bool
+        public var resource: Template
+
+        public init(tls: TLSMode = .startTLS, mechanism: SASLMechanism? = nil, register: Bool = false,
+                    resource: Template = Template(literal: "xmppload")) {
+            self.tls = tls
+            self.mechanism = mechanism
+            self.register = register
+            self.resource = resource
+        }
+    }
+
+    /// Command-line choices that win over every profile's (`--tls`, `--sasl`).
+    public struct Overrides: Sendable, Equatable {
+        public var tls: TLSMode?
+        public var mechanism: SASLMechanism?
+
+        public init(tls: TLSMode? = nil, mechanism: SASLMechanism? = nil) {
+            self.tls = tls
+            self.mechanism = mechanism
+        }
+    }
+
     /// One executable step.
-    enum Operation: Sendable {
+    public enum Operation: Sendable {
         case login(LoginOptions)
         case rosterGet
         case rosterSet(RosterAction)
@@ -30,35 +62,48 @@ struct SessionScript: Sendable {
     }
 
     /// An operation with its metric, error policy and timeout.
-    struct Instruction: Sendable {
-        var operation: Operation
-        var name: String
-        var metric: MetricID
-        var continueOnError: Bool
-        var timeout: Duration
+    public struct Instruction: Sendable {
+        public var operation: Operation
+        public var name: String
+        public var metric: MetricID
+        public var continueOnError: Bool
+        public var timeout: Duration
     }
 
-    let profileName: String
-    let instructions: [Instruction]
+    public let profileName: String
+    public let instructions: [Instruction]
     /// Run the program again from the start after it ends, until the phase ends (`repeat: forever`).
-    let repeatsForever: Bool
-
+    public let repeatsForever: Bool
+    /// How this script's sessions log in.
+    public let login: Login
     /// How long connect + login may take: the login step's timeout.
-    var loginTimeout: Duration {
-        for instruction in instructions {
-            if case .login = instruction.operation { return instruction.timeout }
-        }
-        return .seconds(30)
-    }
+    public let loginTimeout: Duration
+    /// This profile's `variables:` (its own, not merged with other profiles of a mix).
+    public let variables: [String: String]
 
-    /// Compiles `profile`, registering every step's metric in `registry`.
-    init(profile: Profile, registry: inout MetricRegistry) {
+    /// Compiles `profile`, registering every step's metric in `registry`; `overrides` are the command
+    /// line's login choices.
+    public init(profile: Profile, registry: inout MetricRegistry, overrides: Overrides = Overrides()) {
         var compiler = Compiler(defaultTimeout: profile.stepTimeout, registry: registry)
         compiler.emit(profile.steps)
         registry = compiler.registry
         profileName = profile.name
         instructions = compiler.instructions
         repeatsForever = profile.repeatMode == .forever
+        variables = profile.variables
+        var options = profile.login
+        var timeout = Duration.seconds(30)
+        for instruction in compiler.instructions {
+            if case .login(let stepOptions) = instruction.operation {
+                options = stepOptions
+                timeout = instruction.timeout
+                break
+            }
+        }
+        loginTimeout = timeout
+        login = Login(tls: overrides.tls ?? options.tls ?? .startTLS,
+                      mechanism: overrides.mechanism ?? options.mechanism,
+                      register: options.register, resource: options.resource)
     }
 
     private struct Compiler {

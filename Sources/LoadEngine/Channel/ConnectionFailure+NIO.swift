@@ -1,0 +1,46 @@
+import NIOCore
+import NIOPosix
+import NIOSSL
+import SessionCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Maps transport-level errors (NIO, errno, TLS) to the typed `ConnectionFailure` counted in results
+/// (measurement rule 8).
+extension ConnectionFailure {
+    init(_ error: any Error) {
+        switch error {
+        case let error as NIOConnectionError:
+            if let first = error.connectionErrors.first { self.init(first.error) }
+            else if let dns = error.dnsAError ?? error.dnsAAAAError { self.init(dns) }
+            else { self = .connectFailed }
+        case let error as ChannelError:
+            switch error {
+            case .connectTimeout: self = .timeout
+            case .eof, .alreadyClosed, .ioOnClosedChannel, .outputClosed, .inputClosed: self = .closed
+            default: self = .other
+            }
+        case let error as IOError:
+            self.init(errno: error.errnoCode)
+        case is NIOSSLError, is BoringSSLError:
+            self = .tls
+        case let SessionError.connection(failure):
+            self = failure
+        default:
+            self = .other
+        }
+    }
+
+    init(errno code: Int32) {
+        switch code {
+        case ECONNREFUSED: self = .refused
+        case ETIMEDOUT: self = .timeout
+        case ECONNRESET, EPIPE: self = .reset
+        case EMFILE, ENFILE: self = .descriptorsExhausted
+        case EADDRNOTAVAIL, EADDRINUSE: self = .addressNotAvailable
+        case ENETUNREACH, EHOSTUNREACH: self = .unreachable
+        default: self = .io(errno: code)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import NIOCore
+import SessionCore
+import XMPPCore
+
+/// One unit of the server's XML stream, as the codec decodes it: exactly one event per depth-1 unit,
+/// however the bytes were chunked.
+enum XMPPStreamEvent {
+    /// The server's stream header (again after each restart).
+    case opened(StreamHeader)
+    /// A complete depth-1 element (stanza, features, SASL, …), parsed in the header's namespaces.
+    case element(XMLElement)
+    /// The server's `</stream:stream>`.
+    case closed
+}
+
+/// What the session writes through the codec.
+enum XMPPStreamOutput {
+    /// Our stream header, addressed to `domain`.
+    case header(domain: String)
+    /// One element, serialized in the `jabber:client` default namespace.
+    case element(XMLElement)
+    /// Text written as is (a profile's `raw` step).
+    case raw(String)
+    /// `</stream:stream>`.
+    case close
+}
+
+/// The XMPP stream codec over a byte transport (TCP or TLS over TCP): in, bytes → `XMPPStreamEvent`s;
+/// out, `XMPPStreamOutput` → bytes. The session above it never sees bytes, so another transport
+/// (WebSocket, BOSH) is another codec under the same session handler.
+///
+/// Decoding: the connection's own `XMLStreamFramer` (a few words of state plus an *incomplete*
+/// element's bytes) finds unit boundaries; the event loop's shared `StanzaParser` parses each complete
+/// unit (one libxml2 context per loop, not per session — see docs/ARCHITECTURE.md). Malformed or
+/// oversized input is fired as `XMPPStreamError`; an element before any header as
+/// `SessionError.noStreamHeader`. After either, the rest of the read is dropped.
+///
+/// `restart()` (after STARTTLS `<proceed/>` and SASL `<success/>`) makes the next unit a new header.
+/// Loop-bound: one instance per channel, used only on its loop.
+final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = XMPPStreamEvent
+    typealias OutboundIn = XMPPStreamOutput
+    typealias OutboundOut = ByteBuffer
+
+    private let parser: StanzaParser
+    private var framer = XMLStreamFramer()
+    private var header: StreamHeader?
+    private var failed = false
+
+    init(parser: StanzaParser) {
+        self.parser = parser
+    }
+
+    /// The next unit the server sends must be a new stream header.
+    func restart() {
+        framer.restart()
+        header = nil
+    }
+
+    // MARK: - Inbound
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !failed else { return }
+        let buffer = unwrapInboundIn(data)
+        buffer.withUnsafeReadableBytes { framer.append($0) }
+        while !failed {
+            let unit: FramedUnit?
+            do { unit = try framer.next() } catch {
+                return fail(context: context, error)
+            }
+            guard let unit else { return }
+            switch unit {
+            case .streamOpen(let bytes):
+                do {
+                    let parsed = try parser.parseHeader(bytes)
+                    header = parsed
+                    context.fireChannelRead(wrapInboundOut(.opened(parsed)))
+                } catch {
+                    return fail(context: context, error)
+                }
+            case .element(let bytes):
+                guard let header else { return fail(context: context, SessionError.noStreamHeader) }
+                let element: XMLElement
+                do { element = try parser.parseElement(bytes, in: header) } catch {
+                    return fail(context: context, error)
+                }
+                context.fireChannelRead(wrapInboundOut(.element(element)))
+            case .streamClose:
+                context.fireChannelRead(wrapInboundOut(.closed))
+            }
+        }
+    }
+
+    private func fail(context: ChannelHandlerContext, _ error: any Error) {
+        failed = true
+        context.fireErrorCaught(error)
+    }
+
+    // MARK: - Outbound
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let buffer: ByteBuffer
+        switch unwrapOutboundIn(data) {
+        case .header(let domain):
+            buffer = context.channel.allocator.buffer(bytes: Stanza.streamHeader(to: domain))
+        case .element(let element):
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(128)
+            element.serialize(into: &bytes, parentNamespace: XMPPNamespace.client)
+            buffer = context.channel.allocator.buffer(bytes: bytes)
+        case .raw(let text):
+            buffer = context.channel.allocator.buffer(string: text)
+        case .close:
+            buffer = context.channel.allocator.buffer(bytes: Stanza.streamClose)
+        }
+        context.write(wrapOutboundOut(buffer), promise: promise)
+    }
+}

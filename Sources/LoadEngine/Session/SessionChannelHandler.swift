@@ -1,0 +1,131 @@
+import NIOCore
+import NIOSSL
+import NIOTLS
+import SessionCore
+import XMPPCore
+
+/// One connection of a virtual user: the top of its pipeline
+/// (`WireByteCounter → [TLS] → XMPPStreamCodec → SessionChannelHandler`).
+///
+/// It only translates: channel events and decoded stream events go to its `VirtualUser` as session
+/// events; the user's writes go down through the codec. Writes made while a read is being handled
+/// are flushed once, at `channelReadComplete`, so the answers to one read leave in one write(2).
+/// Loop-bound. When the channel closes, NIO drops the handler, and the user keeps going without it.
+final class SessionChannelHandler: ChannelInboundHandler {
+    typealias InboundIn = XMPPStreamEvent
+    typealias OutboundOut = XMPPStreamOutput
+
+    private let user: VirtualUser
+    let codec: XMPPStreamCodec
+    private let byteCounter: WireByteCounter
+    private var context: ChannelHandlerContext?
+    private var isReading = false
+    private var needsFlush = false
+
+    init(user: VirtualUser, codec: XMPPStreamCodec, byteCounter: WireByteCounter) {
+        self.user = user
+        self.codec = codec
+        self.byteCounter = byteCounter
+    }
+
+    /// The handlers of a new connection's pipeline, bottom to top.
+    static func pipeline(for user: VirtualUser, parser: StanzaParser, bytes: ByteCountSink) -> [any ChannelHandler] {
+        let counter = WireByteCounter(sink: bytes)
+        let codec = XMPPStreamCodec(parser: parser)
+        return [counter, codec, SessionChannelHandler(user: user, codec: codec, byteCounter: counter)]
+    }
+
+    // MARK: - Channel events
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        user.attach(self)
+        if context.channel.isActive { user.connectionActive(self) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        user.connectionActive(self)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        isReading = true
+        switch unwrapInboundIn(data) {
+        case .opened:
+            break
+        case .element(let element):
+            user.connection(self, sent: .received(element))
+        case .closed:
+            user.connection(self, sent: .streamClosed)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        isReading = false
+        if needsFlush {
+            needsFlush = false
+            context.flush()
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+            user.connection(self, sent: .tlsEstablished)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        user.connection(self, sent: .connectionLost(nil))
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        switch error {
+        case let error as XMPPStreamError:
+            user.connection(self, sent: .streamFailed(error))
+        case let error as SessionError:
+            user.connection(self, sent: .abort(error))
+        default:
+            user.connection(self, sent: .connectionLost(ConnectionFailure(error)))
+        }
+    }
+
+    // MARK: - Acting for the user
+
+    /// Writes; while a read is being handled the flush waits for `channelReadComplete`.
+    func write(_ output: XMPPStreamOutput) {
+        guard let context else { return }
+        if isReading {
+            context.write(wrapOutboundOut(output), promise: nil)
+            needsFlush = true
+        } else {
+            context.writeAndFlush(wrapOutboundOut(output), promise: nil)
+        }
+    }
+
+    /// The next unit from the server is a new stream header (after STARTTLS or SASL success).
+    func restartStream() {
+        codec.restart()
+    }
+
+    /// Adds TLS right above the byte counter (bytes are counted on the wire, handshakes included);
+    /// the handshake starts at once.
+    func startTLS(_ tls: TLSSetup?) throws {
+        guard let context, let tls else { throw SessionError.tlsUnavailable }
+        // The read that carried <proceed/> ends here: the TLS handler inserted below us is handshaking
+        // and does not pass that read's channelReadComplete up, so flush now and stop batching.
+        if needsFlush { context.flush() }
+        isReading = false
+        needsFlush = false
+        try context.pipeline.syncOperations.addHandler(try tls.makeHandler(), position: .after(byteCounter))
+    }
+
+    func close() {
+        context?.close(promise: nil)
+    }
+}

@@ -1,0 +1,63 @@
+import NIOCore
+import NIOPosix
+import SessionCore
+
+/// Opens connections for virtual users: the transport under the session. A connector builds the
+/// connection's pipeline (`SessionChannelHandler.pipeline`) and reports failures to the user
+/// (`connectFailed`); a successful connection reports itself through its channel handler.
+protocol UserConnecting: AnyObject {
+    func connect(_ user: VirtualUser)
+}
+
+/// Opens TCP connections for one event loop's virtual users, with one reusable `ClientBootstrap`.
+///
+/// Why one bootstrap per loop: a bootstrap, its option list and its initializer closure per session
+/// cost more than the XMPP work of a login. The initializer takes the user from `connectingUser`,
+/// set just before `connect(to:)`: for a connect issued on the channel's own loop, NIO runs the
+/// initializer synchronously inside `connect`; if it ever did not, the connect fails with the typed
+/// error `bootstrap-no-session` instead of wiring the wrong user. Loop-bound.
+final class SessionConnector: UserConnecting {
+    private unowned let context: LoopContext
+    private var bootstrap: ClientBootstrap?
+    private var connectingUser: VirtualUser?
+
+    init(context: LoopContext) {
+        self.context = context
+    }
+
+    /// Connects `user` to the run's server; the user hears `connected` or `connectFailed`.
+    func connect(_ user: VirtualUser) {
+        let bound = NIOLoopBound(user, eventLoop: context.eventLoop)
+        connectingUser = user
+        sessionBootstrap().connect(to: context.environment.server).whenFailure { error in
+            bound.value.connectFailed(ConnectionFailure(error))
+        }
+        connectingUser = nil
+    }
+
+    private func sessionBootstrap() -> ClientBootstrap {
+        if let bootstrap { return bootstrap }
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        // TCP_NODELAY is ClientBootstrap's default. The receive buffer starts small (memory per idle
+        // session) and grows for bursts.
+        let made = ClientBootstrap(group: context.eventLoop)
+            .connectTimeout(TimeAmount(context.environment.configuration.connectTimeout))
+            .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
+            .channelInitializer { channel in
+                let connector = bound.value
+                guard let user = connector.connectingUser else {
+                    return channel.eventLoop.makeFailedFuture(SessionError.connection(.bootstrapWithoutSession))
+                }
+                connector.connectingUser = nil
+                do {
+                    try channel.pipeline.syncOperations.addHandlers(
+                        SessionChannelHandler.pipeline(for: user, parser: connector.context.parser, bytes: connector.context))
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+            }
+        bootstrap = made
+        return made
+    }
+}

@@ -1,0 +1,134 @@
+import LoadProfile
+import NIOCore
+import SessionCore
+import XMPPCore
+
+/// One virtual user: its `SessionMachine` (identity, script position, sequence numbers, login state)
+/// and, while it has one, its connection. The user outlives its connections: a connection is
+/// something it has, can lose and can replace; the machine decides, the user performs.
+///
+/// Performing means: writes through the connection's codec, STARTTLS, closing, the session's one
+/// coarse timeout (on the loop's `SessionTimeouts` heap, cancelled lazily by generation) and its one
+/// precise wake-up (a NIO scheduled task, for think times). Time comes from the event loop's `now`
+/// as a `SessionInstant`, so an `EmbeddedEventLoop`'s virtual clock drives everything in tests.
+///
+/// Loop-bound: lives on its `LoopContext`'s event loop; registered there by serial while alive.
+final class VirtualUser {
+    private(set) var machine: SessionMachine
+    unowned let loop: LoopContext
+    /// The closed-model user (or open-model arrival) this session serves, and its load phase.
+    let userIndex: Int
+    let phase: Int
+    private var connection: SessionChannelHandler?
+    private var timeoutGeneration: UInt32 = 0
+    private var wakeTask: Scheduled<Void>?
+    private var hasEnded = false
+
+    init(machine: SessionMachine, loop: LoopContext, userIndex: Int, phase: Int) {
+        self.machine = machine
+        self.loop = loop
+        self.userIndex = userIndex
+        self.phase = phase
+    }
+
+    var serial: Int { machine.identity.serial }
+    var script: SessionScript { machine.script }
+
+    // MARK: - Events
+
+    /// Feeds one event to the machine at the loop's current time and performs what it returns.
+    func handle(_ event: SessionEvent) {
+        perform(machine.handle(event, now: loop.now()))
+    }
+
+    /// Starts the session: the machine arms its login timeout and asks for a connection.
+    func start() { handle(.start) }
+
+    /// Finish the current step, then log out.
+    func gracefulStop() { handle(.stop) }
+
+    /// Close now, counting `error`.
+    func abort(_ error: SessionError) { handle(.abort(error)) }
+
+    /// The loop's timeout heap says the timeout armed as `generation` came due.
+    func timeoutExpired(generation: UInt32) {
+        guard generation == timeoutGeneration else { return }
+        handle(.timeoutFired)
+    }
+
+    // MARK: - Connection callbacks (from SessionChannelHandler)
+
+    func attach(_ handler: SessionChannelHandler) {
+        connection = handler
+    }
+
+    func connectionActive(_ handler: SessionChannelHandler) {
+        guard handler === connection else { return }
+        handle(.connected)
+    }
+
+    /// An event from `handler`; ignored when it is not (or no longer) the user's connection.
+    func connection(_ handler: SessionChannelHandler, sent event: SessionEvent) {
+        guard handler === connection else { return }
+        if case .connectionLost = event { connection = nil }
+        handle(event)
+    }
+
+    /// The connect attempt failed before any channel became active.
+    func connectFailed(_ failure: ConnectionFailure) {
+        connection = nil
+        handle(.connectFailed(failure))
+    }
+
+    // MARK: - Performing
+
+    private func perform(_ actions: [SessionAction]) {
+        for action in actions {
+            if hasEnded { return }
+            switch action {
+            case .connect:
+                loop.connector.connect(self)
+            case .openStream:
+                connection?.write(.header(domain: machine.settings.domain))
+            case .restartStream:
+                connection?.restartStream()
+                connection?.write(.header(domain: machine.settings.domain))
+            case .send(let element):
+                connection?.write(.element(element))
+            case .sendRaw(let text):
+                connection?.write(.raw(text))
+            case .closeStream:
+                connection?.write(.close)
+            case .startTLS:
+                do { try connection?.startTLS(loop.environment.tls) } catch {
+                    return handle(.abort(.tlsUnavailable))
+                }
+            case .armTimeout(let instant):
+                timeoutGeneration &+= 1
+                loop.timeouts.arm(SessionTimeouts.Token(serial: serial, generation: timeoutGeneration),
+                                  at: loop.deadline(instant))
+            case .armWake(let instant):
+                wakeTask?.cancel()
+                let bound = NIOLoopBound(self, eventLoop: loop.eventLoop)
+                wakeTask = loop.eventLoop.scheduleTask(deadline: loop.deadline(instant)) {
+                    let user = bound.value
+                    user.wakeTask = nil
+                    user.handle(.wakeFired)
+                }
+            case .cancelWake:
+                wakeTask?.cancel()
+                wakeTask = nil
+            case .close:
+                let closing = connection
+                connection = nil
+                closing?.close()
+            case .ended(let failed):
+                hasEnded = true
+                timeoutGeneration &+= 1
+                wakeTask?.cancel()
+                wakeTask = nil
+                loop.sessionEnded(self, failed: failed)
+            }
+        }
+    }
+}

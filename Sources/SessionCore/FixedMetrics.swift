@@ -1,0 +1,20 @@
+import LoadResults
+import XMPPCore
+
+/// Metric ids the engine records whatever the profile says, registered once per run.
+public struct FixedMetrics: Sendable {
+    public let login: MetricID
+    /// Indexed like `LoginPhase.allCases`.
+    public let phases: [MetricID]
+    public let message: MetricID
+    public let mucMessage: MetricID
+    public let logout: MetricID
+
+    public init(registry: inout MetricRegistry) {
+        login = registry.register("login")
+        phases = LoginPhase.allCases.map { registry.register($0.metricName) }
+        message = registry.register("message")
+        mucMessage = registry.register("muc.message")
+        logout = registry.register("logout")
+    }
+}

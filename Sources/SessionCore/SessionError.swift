@@ -1,0 +1,116 @@
+import XMPPCore
+
+/// Why a session (or one of its steps) failed: one typed value, turned into its stable string form
+/// (`kind`) only at the edge, where it is counted in results.
+///
+/// Each kind means one thing: the server closing its stream after login (`stream-closed`) is not a
+/// TCP close without a stream close (`connection-closed`), nor data after the server's close
+/// (`xml-data-after-close`, an `XMPPStreamError`).
+public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The transport failed: connect refused/timed out, reset, out of descriptors or ports, TLS…
+    case connection(ConnectionFailure)
+    /// The server's bytes broke the XML stream rules (malformed, too large, restricted…).
+    case xml(XMPPStreamError)
+    /// The login failed (SASL, bind, STARTTLS, stream error during login…).
+    case login(LoginError)
+    /// A `<stream:error>` after login.
+    case streamError(condition: String)
+    /// The server sent `</stream:stream>` while the session was running.
+    case streamClosedByServer
+    /// A stanza arrived before any stream header.
+    case noStreamHeader
+    /// Connect plus login did not finish within the login step's timeout.
+    case loginTimeout
+    /// A step's answer did not come within its timeout.
+    case stepTimeout(step: String)
+    /// An iq we sent (roster, ping, disco…) or our presence came back as an error.
+    case stanzaError(condition: String)
+    /// A MUC join or nick change was refused.
+    case mucError(condition: String)
+    /// The instant-room configuration we sent as a room's creator was refused.
+    case mucConfigureError(condition: String)
+    /// A MUC step ran while the session was in no room.
+    case mucNotJoined
+    /// TLS was needed (STARTTLS offered and wanted, or direct TLS) but the run has no TLS set-up, or
+    /// the TLS handler could not be added.
+    case tlsUnavailable
+    /// The run's graceful-stop deadline passed while the session was still alive.
+    case stoppedAtDeadline
+
+    /// The stable name counted in results (`errors` in summary.json).
+    public var kind: String {
+        switch self {
+        case .connection(let failure): return failure.kind
+        case .xml(let error): return error.kind
+        case .login(let error): return error.kind
+        case .streamError(let condition): return "stream-\(condition)"
+        case .streamClosedByServer: return "stream-closed"
+        case .noStreamHeader: return "protocol-violation"
+        case .loginTimeout: return "timeout-login"
+        case .stepTimeout(let step): return "timeout-\(step)"
+        case .stanzaError(let condition): return "stanza-\(condition)"
+        case .mucError(let condition): return "muc-\(condition)"
+        case .mucConfigureError(let condition): return "muc-configure-\(condition)"
+        case .mucNotJoined: return "muc-not-joined"
+        case .tlsUnavailable: return "tls-unavailable"
+        case .stoppedAtDeadline: return "stopped-at-deadline"
+        }
+    }
+
+    public var description: String { kind }
+}
+
+/// A transport failure, mapped from the I/O layer's errors (errno, NIO, TLS) by the engine.
+public enum ConnectionFailure: Hashable, Sendable {
+    case refused
+    case timeout
+    case reset
+    /// The peer closed the TCP connection (no stream close first, or during connect).
+    case closed
+    /// EMFILE / ENFILE.
+    case descriptorsExhausted
+    /// EADDRNOTAVAIL / EADDRINUSE: out of ephemeral ports for this source address.
+    case addressNotAvailable
+    case unreachable
+    /// The TLS handshake or record layer failed.
+    case tls
+    /// Connect failed with no more specific cause.
+    case connectFailed
+    /// Any other errno.
+    case io(errno: Int32)
+    /// A channel was initialized with no session waiting for it (an internal invariant broke).
+    case bootstrapWithoutSession
+    case other
+
+    public var kind: String {
+        switch self {
+        case .refused: return "connect-refused"
+        case .timeout: return "connect-timeout"
+        case .reset: return "connection-reset"
+        case .closed: return "connection-closed"
+        case .descriptorsExhausted: return "fd-exhausted"
+        case .addressNotAvailable: return "addr-not-available"
+        case .unreachable: return "network-unreachable"
+        case .tls: return "tls"
+        case .connectFailed: return "connect-failed"
+        case .io(let code): return "io-\(code)"
+        case .bootstrapWithoutSession: return "bootstrap-no-session"
+        case .other: return "connection-other"
+        }
+    }
+}
+
+/// Errors counted without ending the session (they do not fail a step).
+public enum SessionNotice: Hashable, Sendable {
+    /// A message to us came back as `type='error'`.
+    case messageError(condition: String)
+    /// `to: random` found nobody online to send to.
+    case noOnlineTarget
+
+    public var kind: String {
+        switch self {
+        case .messageError(let condition): return "message-\(condition)"
+        case .noOnlineTarget: return "message-no-online-target"
+        }
+    }
+}

@@ -1,0 +1,20 @@
+/// Who a virtual user is: its serial number in the run, the account slot it claimed and the account.
+///
+/// `slot` is the account's position in the run's range (0-based, the index into the online
+/// directory); `accountNumber` is the N of `userN`. Plain value; it does not change when the user's
+/// connection is replaced.
+public struct SessionIdentity: Sendable, Equatable {
+    public let serial: Int
+    public let slot: Int
+    public let accountNumber: Int
+    public let username: String
+    public let bareJID: String
+
+    public init(serial: Int, slot: Int, accountNumber: Int, username: String, bareJID: String) {
+        self.serial = serial
+        self.slot = slot
+        self.accountNumber = accountNumber
+        self.username = username
+        self.bareJID = bareJID
+    }
+}

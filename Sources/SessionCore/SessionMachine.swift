@@ -1,0 +1,449 @@
+import LoadProfile
+import LoadResults
+import XMPPCore
+
+/// One virtual user's whole logic, without I/O: connect, log in (driving a `LoginMachine`), run the
+/// compiled profile step by step, answer what the server pushes, log out — as a value that takes
+/// events and returns actions.
+///
+/// The machine decides; the engine's `VirtualUser` acts (writes, timers, closing the connection). It
+/// owns no socket, no event loop and no clock: every event carries `now`, the run's monotonic
+/// `SessionInstant`, and the machine reads no other time, so tests drive it with plain values and no
+/// real time passes. Timeouts, think times, step timing and message stamps all use that one clock.
+///
+/// Timing: the login's corrected latency counts from the arrival's *intended* start, its service
+/// latency from the connect; each later step counts from the time it was due (the end of the
+/// previous step plus think time) and from when it actually started. Login phases are summed per
+/// phase and recorded once the login succeeded.
+///
+/// The machine outlives its connections: identity, script position, sequence numbers and counters
+/// stay when a connection is lost; today a lost connection ends the session, and reconnecting is the
+/// one decision that changes in `connectionLost`.
+///
+/// Invariants: after `.ended` the machine ignores every event; it emits `.ended` exactly once, after
+/// recording the outcome and releasing its account; at most one timeout and one wake-up are armed.
+public struct SessionMachine {
+    public let identity: SessionIdentity
+    public let script: SessionScript
+    public let settings: SessionSettings
+    unowned let host: any SessionHost
+
+    /// Where the session is.
+    enum Stage {
+        case idle
+        case connecting
+        case loggingIn(LoginMachine)
+        case running
+        case loggingOut(since: SessionInstant)
+        case ended
+    }
+
+    /// What the current step waits for before it completes.
+    enum Waiting: Equatable {
+        case nothing
+        case iqResponse(id: String)
+        case ownPresence
+        case mucJoin(room: String)
+        case stanza(WaitCondition)
+        case timer
+        case stayOnline
+    }
+
+    /// What the armed timeout means when it comes due.
+    enum TimeoutPurpose: Equatable {
+        case login
+        case step(name: String)
+        case logout(since: SessionInstant)
+    }
+
+    /// What the armed wake-up means when it comes due.
+    enum WakePurpose: Equatable {
+        case think(due: SessionInstant)
+        case mucJoinRetry
+    }
+
+    struct LoopFrame {
+        let start: Int
+        var remaining: Int?
+        let until: SessionInstant?
+    }
+
+    var stage: Stage = .idle
+    /// The event being handled happened at this instant (set on entry to `handle`).
+    var now: SessionInstant
+    /// Actions produced while handling the current event.
+    var pending: [SessionAction] = []
+    var timeout: TimeoutPurpose?
+    var wake: WakePurpose?
+
+    // Login
+    var resource = ""
+    public private(set) var boundJID: String?
+    let intendedStart: SessionInstant
+    var connectStart: SessionInstant
+    var phaseStart: SessionInstant
+    var currentPhase: LoginPhase?
+    var phaseNanos: [UInt64] = Array(repeating: 0, count: LoginPhase.allCases.count)
+    /// Bit i set: the login went through `LoginPhase.allCases[i]` (recorded even if it took 0 ns).
+    var phasesVisited: UInt32 = 0
+
+    // Program
+    var pc = 0
+    var loops: [LoopFrame] = []
+    var waiting: Waiting = .nothing
+    /// True while `runProgram` is on the stack: step completions inside it must not re-enter it.
+    var isRunningProgram = false
+    var stepIntended: SessionInstant
+    var stepStart: SessionInstant
+    var stopRequested = false
+    var rng: SeededGenerator
+    var messageSequence: UInt32 = 0
+    var requestCounter: UInt32 = 0
+    var room: (jid: String, nick: String)?
+    var mucJoinRetries = 0
+    /// Nicks in our room (only while in one), for the fan-out's expected receipts.
+    var roomOccupants: Set<String> = []
+
+    /// - Parameters:
+    ///   - intendedStart: when the load model planned this arrival (the origin of the corrected login
+    ///     latency).
+    ///   - generator: the session's own seeded generator (think times, choices, targets).
+    public init(identity: SessionIdentity, script: SessionScript, settings: SessionSettings,
+                host: any SessionHost, generator: SeededGenerator, intendedStart: SessionInstant) {
+        self.identity = identity
+        self.script = script
+        self.settings = settings
+        self.host = host
+        self.rng = generator
+        self.intendedStart = intendedStart
+        self.now = intendedStart
+        self.connectStart = intendedStart
+        self.phaseStart = intendedStart
+        self.stepIntended = intendedStart
+        self.stepStart = intendedStart
+    }
+
+    /// True once the session ended.
+    public var isEnded: Bool {
+        if case .ended = stage { return true }
+        return false
+    }
+
+    /// True while logged in (running steps or logging out).
+    public var isOnline: Bool {
+        switch stage {
+        case .running, .loggingOut: return true
+        default: return false
+        }
+    }
+
+    // MARK: - Events
+
+    /// Takes one event that happened at `now` and returns what to do, in order.
+    public mutating func handle(_ event: SessionEvent, now: SessionInstant) -> [SessionAction] {
+        if case .ended = stage { return [] }
+        self.now = now
+        switch event {
+        case .start: start()
+        case .connected: connected()
+        case .connectFailed(let failure): end(.connection(failure))
+        case .tlsEstablished: tlsEstablished()
+        case .received(let element): received(element)
+        case .streamClosed: serverClosedStream()
+        case .streamFailed(let error): end(.xml(error))
+        case .connectionLost(let failure): connectionLost(failure)
+        case .timeoutFired: timeoutFired()
+        case .wakeFired: wakeFired()
+        case .stop: gracefulStop()
+        case .abort(let error): end(error)
+        }
+        defer { pending = [] }
+        return pending
+    }
+
+    // MARK: - Connecting and login
+
+    private mutating func start() {
+        guard case .idle = stage else { return }
+        stage = .connecting
+        connectStart = now
+        phaseStart = now
+        host.sessionStageChanged(from: .idle, to: .connecting)
+        host.recorder.increment(.sessionsStarted)
+        armTimeout(after: script.loginTimeout, .login)
+        pending.append(.connect)
+    }
+
+    private mutating func connected() {
+        guard case .connecting = stage else { return }
+        record(phase: .connect, nanos: now.nanoseconds(since: connectStart))
+        phaseStart = now
+        resource = render(script.login.resource)
+        let configuration = LoginMachine.Configuration(
+            domain: settings.domain, username: identity.username, password: settings.password,
+            resource: resource, tls: script.login.tls, mechanism: script.login.mechanism,
+            register: script.login.register)
+        var machine = LoginMachine(configuration: configuration, keyCache: host.keyCache)
+        let actions = machine.start()
+        stage = .loggingIn(machine)
+        perform(actions)
+    }
+
+    private mutating func tlsEstablished() {
+        guard case .loggingIn(var machine) = stage else { return }
+        let actions = machine.tlsEstablished()
+        stage = .loggingIn(machine)
+        perform(actions)
+    }
+
+    private mutating func received(_ element: XMLElement) {
+        host.recorder.increment(StanzaKind.of(element).inboundCounter)
+        switch stage {
+        case .loggingIn(var machine):
+            let actions = machine.received(element)
+            stage = .loggingIn(machine)
+            perform(actions)
+        case .running, .loggingOut:
+            if element.name == "error" && element.namespace == XMPPNamespace.streams {
+                end(.streamError(condition: Stanza.errorCondition(of: element, conditionNamespace: XMPPNamespace.streamErrors)))
+                return
+            }
+            handleStanza(element)
+        case .idle, .connecting, .ended:
+            break
+        }
+    }
+
+    private mutating func serverClosedStream() {
+        switch stage {
+        case .loggingIn(var machine):
+            let actions = machine.streamClosed()
+            stage = .loggingIn(machine)
+            perform(actions)
+        case .loggingOut(let since):
+            logoutFinished(since: since)
+        case .running:
+            end(.streamClosedByServer)
+        case .idle, .connecting, .ended:
+            break
+        }
+    }
+
+    private mutating func connectionLost(_ failure: ConnectionFailure?) {
+        if case .loggingOut(let since) = stage, failure == nil {
+            logoutFinished(since: since)
+            return
+        }
+        end(.connection(failure ?? .closed))
+    }
+
+    private mutating func perform(_ actions: [LoginMachine.Action]) {
+        for action in actions {
+            if case .ended = stage { return }
+            switch action {
+            case .openStream:
+                pending.append(.openStream)
+            case .restartStream:
+                pending.append(.restartStream)
+            case .send(let element):
+                send(element)
+            case .startTLS:
+                guard settings.tlsAvailable else { return end(.tlsUnavailable) }
+                pending.append(.startTLS)
+            case .enterPhase(let next):
+                if let currentPhase { record(phase: currentPhase, nanos: now.nanoseconds(since: phaseStart)) }
+                currentPhase = next
+                phaseStart = now
+            case .unexpected(_, let reply):
+                host.recorder.increment(.unexpectedStanzas)
+                if let reply { send(reply) }
+            case .registered(let created):
+                host.recorder.increment(created ? .accountsCreated : .accountsExisted)
+            case .loggedIn(let jid):
+                loggedIn(jid: jid)
+            case .fail(let error):
+                end(.login(error))
+            }
+        }
+    }
+
+    private mutating func loggedIn(jid: String) {
+        if let currentPhase { record(phase: currentPhase, nanos: now.nanoseconds(since: phaseStart)) }
+        currentPhase = nil
+        boundJID = jid
+        stage = .running
+        for (index, nanos) in phaseNanos.enumerated() where phasesVisited & (1 << index) != 0 {
+            host.recorder.recordLatency(settings.metrics.phases[index], correctedNanoseconds: nanos, serviceNanoseconds: nanos)
+        }
+        recordLatency(settings.metrics.login, from: intendedStart, serviceFrom: connectStart)
+        host.recorder.increment(.sessionsLoggedIn)
+        host.sessionStageChanged(from: .connecting, to: .online)
+        timeout = nil
+        // The login instruction completed; the next step is due now.
+        advance(to: firstInstructionAfterLogin, intended: now)
+        runProgram()
+    }
+
+    /// The instruction after the script's `login` (0 when the script has none).
+    private var firstInstructionAfterLogin: Int {
+        for (index, instruction) in script.instructions.enumerated() {
+            if case .login = instruction.operation { return index + 1 }
+        }
+        return 0
+    }
+
+    // MARK: - Stopping and ending
+
+    /// Finish the current step, then log out (the run's load phase ended).
+    private mutating func gracefulStop() {
+        stopRequested = true
+        guard case .running = stage else {
+            if case .idle = stage { end(nil) }
+            return
+        }
+        switch waiting {
+        case .stayOnline, .timer, .nothing:
+            cancelWake()
+            timeout = nil
+            waiting = .nothing
+            logout()
+        default:
+            break // the step in flight finishes first; runProgram then logs out
+        }
+    }
+
+    mutating func logout() {
+        guard case .running = stage else { return }
+        stage = .loggingOut(since: now)
+        host.setOnline(identity.slot, false)
+        send(Stanza.presence(type: "unavailable"))
+        pending.append(.closeStream)
+        armTimeout(after: .seconds(5), .logout(since: now))
+    }
+
+    private mutating func logoutFinished(since: SessionInstant) {
+        recordLatency(settings.metrics.logout, from: since, serviceFrom: since)
+        end(nil)
+    }
+
+    /// Ends the session once: records the outcome, frees the account, closes the connection.
+    mutating func end(_ error: SessionError?) {
+        let previous = stage
+        if case .ended = previous { return }
+        stage = .ended
+        cancelWake()
+        timeout = nil
+        let gauge: SessionStage
+        switch previous {
+        case .idle: gauge = .idle
+        case .connecting, .loggingIn: gauge = .connecting
+        case .running, .loggingOut: gauge = .online
+        case .ended: gauge = .ended
+        }
+        host.sessionStageChanged(from: gauge, to: .ended)
+        if let error {
+            host.recorder.recordError(kind: error.kind)
+            host.recorder.increment(.sessionsFailed)
+        } else {
+            host.recorder.increment(.sessionsCompleted)
+        }
+        host.setOnline(identity.slot, false)
+        host.releaseAccount(identity.slot)
+        // Also while still connecting (a login timeout during a hung connect, or the run's deadline):
+        // closing frees the socket now instead of at the connect timeout.
+        pending.append(.close)
+        pending.append(.ended(failed: error != nil))
+    }
+
+    // MARK: - Timers
+
+    mutating func armTimeout(after amount: Duration, _ purpose: TimeoutPurpose) {
+        timeout = purpose
+        pending.append(.armTimeout(at: now + amount))
+    }
+
+    private mutating func timeoutFired() {
+        guard let purpose = timeout else { return }
+        timeout = nil
+        switch purpose {
+        case .login:
+            end(.loginTimeout)
+        case .step(let name):
+            stepFailed(.stepTimeout(step: name))
+        case .logout(let since):
+            logoutFinished(since: since)
+        }
+    }
+
+    mutating func armWake(at instant: SessionInstant, _ purpose: WakePurpose) {
+        wake = purpose
+        pending.append(.armWake(at: instant))
+    }
+
+    mutating func cancelWake() {
+        guard wake != nil else { return }
+        wake = nil
+        pending.append(.cancelWake)
+    }
+
+    private mutating func wakeFired() {
+        guard let purpose = wake else { return }
+        wake = nil
+        switch purpose {
+        case .think(let due):
+            guard case .running = stage, waiting == .timer else { return }
+            waiting = .nothing
+            advance(to: pc + 1, intended: due)
+            runProgram()
+        case .mucJoinRetry:
+            guard case .running = stage, let room else { return }
+            send(Stanza.presence(to: "\(room.jid)/\(room.nick)", extra: [XMLElement("x", namespace: XMPPNamespace.muc)]))
+        }
+    }
+
+    // MARK: - Recording and writing
+
+    mutating func record(phase: LoginPhase, nanos: UInt64) {
+        guard let index = LoginPhase.allCases.firstIndex(of: phase) else { return }
+        phaseNanos[index] &+= nanos
+        phasesVisited |= 1 << index
+    }
+
+    mutating func recordLatency(_ metric: MetricID, from intended: SessionInstant, serviceFrom actual: SessionInstant) {
+        host.recorder.recordLatency(metric, correctedNanoseconds: now.nanoseconds(since: intended),
+                                    serviceNanoseconds: now.nanoseconds(since: actual))
+    }
+
+    mutating func send(_ element: XMLElement) {
+        host.recorder.increment(StanzaKind.of(element).outboundCounter)
+        pending.append(.send(element))
+    }
+}
+
+/// Something that happened to a session, fed to `SessionMachine.handle(_:now:)`.
+public enum SessionEvent: Sendable {
+    /// Begin: the machine arms the login timeout and asks for a connection.
+    case start
+    /// The connection is up.
+    case connected
+    /// The connection could not be made.
+    case connectFailed(ConnectionFailure)
+    /// The TLS handshake the machine asked for completed.
+    case tlsEstablished
+    /// The server sent this depth-1 element.
+    case received(XMLElement)
+    /// The server sent `</stream:stream>`.
+    case streamClosed
+    /// The server's bytes broke the XML stream rules.
+    case streamFailed(XMPPStreamError)
+    /// The connection went away: nil when it closed without an error, else the failure.
+    case connectionLost(ConnectionFailure?)
+    /// The armed timeout came due.
+    case timeoutFired
+    /// The armed wake-up came due.
+    case wakeFired
+    /// The run's load phase ended: finish the current step and log out.
+    case stop
+    /// Close now, counting this error.
+    case abort(SessionError)
+}

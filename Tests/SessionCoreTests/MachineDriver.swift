@@ -1,0 +1,127 @@
+import LoadProfile
+import LoadResults
+import SessionCore
+import Testing
+import XMPPCore
+
+/// A `SessionHost` made of plain values: what a session would share with its event loop.
+final class TestHost: SessionHost {
+    var recorder: MetricsRecorder
+    let keyCache = SCRAMKeyCache()
+    var isStopping = false
+    /// Slots marked online (available presence seen).
+    var online: Set<Int> = []
+    var released: [Int] = []
+    var connecting = 0
+    var onlineGauge = 0
+
+    init(registry: MetricRegistry) {
+        recorder = MetricsRecorder(registry: registry)
+    }
+
+    func fillerBody(size: Int) -> String { String(repeating: "x", count: size) }
+
+    func randomOnlineSlot(excluding slot: Int, using generator: inout SeededGenerator) -> Int? {
+        online.subtracting([slot]).sorted().first
+    }
+
+    func setOnline(_ slot: Int, _ isOnline: Bool) {
+        if isOnline { online.insert(slot) } else { online.remove(slot) }
+    }
+
+    func releaseAccount(_ slot: Int) { released.append(slot) }
+
+    func sessionStageChanged(from old: SessionStage, to new: SessionStage) {
+        if old == .connecting { connecting -= 1 }
+        if old == .online { onlineGauge -= 1 }
+        if new == .connecting { connecting += 1 }
+        if new == .online { onlineGauge += 1 }
+    }
+}
+
+/// Drives one `SessionMachine` on virtual time: feeds events, keeps the armed timeout and wake-up, and
+/// fires them in order when time advances — no real time passes.
+struct MachineDriver {
+    var machine: SessionMachine
+    let host: TestHost
+    var now = SessionInstant.zero
+    var timeoutAt: SessionInstant?
+    var wakeAt: SessionInstant?
+    /// Every action except timer bookkeeping, in order.
+    var actions: [SessionAction] = []
+    private let parser = StanzaParser()
+    private let header: StreamHeader
+
+    /// A machine for the first profile of `yaml` (or the profile at `index` of a mix), user 1 of 1…10.
+    init(profile yaml: String, index: Int = 0, slot: Int = 0, seed: UInt64 = 1) throws {
+        try self.init(definition: try ProfileLoader.load(yaml: yaml, file: "test.yaml"), index: index, slot: slot, seed: seed)
+    }
+
+    init(definition: RunDefinition, index: Int = 0, slot: Int = 0, seed: UInt64 = 1) throws {
+        var registry = MetricRegistry()
+        let metrics = FixedMetrics(registry: &registry)
+        let scripts = definition.profiles.map { SessionScript(profile: $0.profile, registry: &registry) }
+        host = TestHost(registry: registry)
+        let settings = SessionSettings(domain: "load.test", accounts: 1...10, password: "secret", runID: "run-1",
+                                       tlsAvailable: false, metrics: metrics)
+        let number = slot + 1
+        let identity = SessionIdentity(serial: slot, slot: slot, accountNumber: number, username: "user\(number)",
+                                       bareJID: "user\(number)@load.test")
+        machine = SessionMachine(identity: identity, script: scripts[index], settings: settings, host: host,
+                                 generator: SeededGenerator(seed: seed, stream: UInt64(slot)), intendedStart: .zero)
+        header = try parser.parseHeader(Array("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>".utf8))
+    }
+
+    mutating func send(_ event: SessionEvent) {
+        for action in machine.handle(event, now: now) {
+            switch action {
+            case .armTimeout(let at): timeoutAt = at
+            case .armWake(let at): wakeAt = at
+            case .cancelWake: wakeAt = nil
+            default: actions.append(action)
+            }
+        }
+    }
+
+    /// The server sends this element.
+    mutating func receive(_ xml: String) throws {
+        send(.received(try parser.parseElement(Array(xml.utf8), in: header)))
+    }
+
+    /// Moves the clock to `instant`, firing every armed timer that comes due on the way, in order.
+    mutating func advance(to instant: SessionInstant) {
+        while true {
+            let due = [timeoutAt, wakeAt].compactMap { $0 }.filter { $0 <= instant }.min()
+            guard let due else { break }
+            now = max(now, due)
+            if wakeAt == due {
+                wakeAt = nil
+                send(.wakeFired)
+            } else {
+                timeoutAt = nil
+                send(.timeoutFired)
+            }
+        }
+        now = max(now, instant)
+    }
+
+    mutating func advance(by duration: Duration) { advance(to: now + duration) }
+
+    /// Elements sent since the last call.
+    mutating func sent() -> [XMLElement] {
+        defer { actions.removeAll { if case .send = $0 { return true } else { return false } } }
+        return actions.compactMap { if case .send(let element) = $0 { return element } else { return nil } }
+    }
+
+    /// Starts, connects and logs in over plain PLAIN (no TLS), as a Prosody would answer.
+    mutating func logIn() throws {
+        send(.start)
+        send(.connected)
+        try receive("<stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
+        try receive("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")
+        try receive("<stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>")
+        try receive("<iq type='result' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>\(machine.identity.bareJID)/r1</jid></bind></iq>")
+    }
+
+    var ended: Bool { actions.contains { if case .ended = $0 { return true } else { return false } } }
+}
