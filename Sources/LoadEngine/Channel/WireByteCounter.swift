@@ -3,8 +3,8 @@ import NIOCore
 /// Counts the bytes a session sends and receives on the wire, below TLS (measurement rule 5).
 ///
 /// Sits first in the pipeline (nearest the socket); TLS is inserted after it, so what it counts is
-/// what crossed the network, handshakes included. It adds into the session's own two counters, which
-/// the session folds into its loop's recorder; no locks, the handler lives on one event loop.
+/// what crossed the network, handshakes included. It reports each read and write to its sink, the
+/// loop's recorder (`bytes_received`, `bytes_sent`); no locks, the handler lives on one event loop.
 final class WireByteCounter: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer

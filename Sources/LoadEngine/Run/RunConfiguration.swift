@@ -1,4 +1,5 @@
 import LoadProfile
+import NIOCore
 import XMPPCore
 
 /// What the user asked for on the command line (after the profile's defaults were applied): the
@@ -68,5 +69,3 @@ public struct RunConfiguration: Sendable {
         self.commandLine = commandLine
     }
 }
-
-import NIOCore

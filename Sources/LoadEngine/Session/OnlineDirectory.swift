@@ -1,8 +1,8 @@
 import Atomics
 
-/// Which accounts of the run are claimed by a session and which are online (their presence is
-/// available, so the server routes messages to them),
-/// shared by every event loop without locks.
+/// Which accounts of this generator's range are claimed by a session, and which are online (the
+/// server echoed their available presence, so it routes messages for their bare JID to them): one
+/// directory per run, shared by every event loop without locks.
 ///
 /// Two bits per account slot (`0 ..< capacity`, the position of the account in the run's range), kept
 /// in atomic 64-bit words: claiming is a compare-and-swap, so two sessions never log in as the same

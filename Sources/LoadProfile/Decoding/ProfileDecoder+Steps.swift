@@ -29,9 +29,9 @@ extension ProfileDecoder {
     static func actionKey(of node: Node) -> String? {
         switch node {
         case .scalar(let scalar):
-            return actionKeys.contains(scalar.string) ? scalar.string : nil
+            return StepKind.byKey[scalar.string] != nil ? scalar.string : nil
         case .mapping(let map):
-            let keys = map.compactMap { key, _ in key.string.flatMap { actionKeys.contains($0) ? $0 : nil } }
+            let keys = map.compactMap { key, _ in key.string.flatMap { StepKind.byKey[$0] != nil ? $0 : nil } }
             return keys.count == 1 ? keys[0] : nil
         default:
             return nil
@@ -51,12 +51,12 @@ extension ProfileDecoder {
                             ?? "steps are: \(Self.actionKeys.joined(separator: ", "))")
                 return nil
             }
-            guard Self.bareActions.contains(actionKey) else {
+            guard StepKind.byKey[actionKey]?.mayBeBare == true else {
                 problem(node, "step '\(actionKey)' needs settings", hint: "write `\(actionKey): …`")
                 return nil
             }
         case .mapping(let map):
-            let actions = map.compactMap { key, _ in key.string.flatMap { Self.actionKeys.contains($0) ? $0 : nil } }
+            let actions = map.compactMap { key, _ in key.string.flatMap { StepKind.byKey[$0] != nil ? $0 : nil } }
             let reported = problems.count
             checkKeys(map, allowed: Self.actionKeys + Self.stepModifiers, "a step")
             guard actions.count == 1, let key = actions.first else {
@@ -79,7 +79,7 @@ extension ProfileDecoder {
 
         let stepLocation = location(node)
         // Checked on the key, so a step whose settings are wrong is still reported as out of place.
-        if flow == .loggedOut && !Self.actionsWithoutLogin.contains(actionKey) {
+        if flow == .loggedOut && StepKind.byKey[actionKey]?.needsLogin == true {
             if actionKey == "logout" {
                 problem(node, "'logout' before 'login'", hint: "add `- login` before it")
             } else {
@@ -113,106 +113,112 @@ extension ProfileDecoder {
         return step
     }
 
-    private static func isNull(_ node: Node?) -> Bool {
+    static func isNull(_ node: Node?) -> Bool {
         guard let node else { return true }
         if case .scalar(let scalar) = node { return scalar.string.isEmpty || scalar.string == "~" || scalar.string == "null" }
         return false
     }
 
     mutating func decodeAction(_ key: String, _ value: Node?, node: Node, flow: inout SessionFlow) -> (StepAction, String)? {
-        switch key {
-        case "login":
-            if Self.isNull(value) { return (.login(loginDefaults), "login") }
-            let (options, resourceSet) = decodeLoginOptions(value!)
-            return (.login(options.merged(over: loginDefaults, resourceSet: resourceSet)), "login")
-        case "logout": return (.logout, "logout")
-        case "stay_online": return (.stayOnline, "stay_online")
-        case "muc_leave": return (.muc(.leave), "muc.leave")
-        case "ping", "disco_info", "version", "vcard":
-            var to: Template?
-            if let value, !Self.isNull(value) {
-                if case .mapping(let map) = value {
-                    checkKeys(map, allowed: ["to"], key)
-                    to = map["to"].flatMap { template($0, "\(key).to") }
-                } else {
-                    to = template(value, "\(key) target")
-                }
-            }
-            let action: IQAction
-            switch key {
-            case "ping": action = .ping(to: to)
-            case "disco_info": action = .discoInfo(to: to)
-            case "version": action = .version(to: to)
-            default: action = .vcard(to: to)
-            }
-            return (.iq(action), "iq.\(key)")
-        case "raw":
-            guard let value else { return nil }
-            if case .mapping(let map) = value {
-                checkKeys(map, allowed: ["xml", "expect_result"], "raw")
-                guard let xmlNode = map["xml"] else { problem(value, "raw needs 'xml'"); return nil }
-                guard let xml = template(xmlNode, "raw.xml") else { return nil }
-                let expect = map["expect_result"].flatMap { bool($0, "raw.expect_result") } ?? xml.variables.contains("id")
-                return (.iq(.raw(xml: xml, expectResult: expect)), "iq.raw")
-            }
-            guard let xml = template(value, "raw") else { return nil }
-            return (.iq(.raw(xml: xml, expectResult: xml.variables.contains("id"))), "iq.raw")
-        case "presence":
-            return decodePresence(value, node: node).map { ($0, Self.presenceName($0)) }
-        case "subscribe", "unsubscribe":
-            guard let value, let jid = template(value, key) else { problem(node, "\(key) needs a JID"); return nil }
-            return (.presence(key == "subscribe" ? .subscribe(to: jid) : .unsubscribe(to: jid)), "presence.\(key)")
-        case "roster":
-            return decodeRoster(value, node: node)
-        case "message":
-            guard let value, let map = mapping(value, "message") else { problem(node, "message needs settings", hint: "e.g. `message: {to: random, body_size: 100}`"); return nil }
-            return decodeMessage(map, value).map { (.message($0), "message") }
-        case "muc_join":
-            guard let value else { problem(node, "muc_join needs a room"); return nil }
-            if case .mapping(let map) = value {
-                checkKeys(map, allowed: ["room", "service", "nick", "history"], "muc_join")
-                guard let roomNode = map["room"], let room = template(roomNode, "muc_join.room") else {
-                    if map["room"] == nil { problem(value, "muc_join needs 'room'", hint: "e.g. room: \"load-${index/50}\"") }
-                    return nil
-                }
-                return (.muc(.join(room: room, service: map["service"].flatMap { template($0, "muc_join.service") },
-                                   nick: map["nick"].flatMap { template($0, "muc_join.nick") },
-                                   history: map["history"].flatMap { int($0, "muc_join.history", minimum: 0) })), "muc.join")
-            }
-            guard let room = template(value, "muc_join room") else { return nil }
-            return (.muc(.join(room: room, service: nil, nick: nil, history: nil)), "muc.join")
-        case "muc_send":
-            guard let value, let map = mapping(value, "muc_send") else { problem(node, "muc_send needs settings"); return nil }
-            checkKeys(map, allowed: ["body", "body_size", "count", "interval"], "muc_send")
-            let body = decodeBody(map, value)
-            let count = map["count"].flatMap { int($0, "muc_send.count", maximum: Self.maximumCount) } ?? 1
-            let interval = map["interval"].flatMap { decodeThink($0) }
-            return body.map { (.muc(.send(body: $0, count: count, interval: interval)), "muc.send") }
-        case "muc_nick":
-            guard let value, let nick = template(value, "muc_nick") else { problem(node, "muc_nick needs a nickname"); return nil }
-            return (.muc(.changeNick(nick)), "muc.nick")
-        case "wait":
-            var condition = WaitCondition()
-            if let value, !Self.isNull(value) {
-                guard let map = mapping(value, "wait") else { return nil }
-                checkKeys(map, allowed: ["for", "type", "from", "timeout"], "wait")
-                if let node = map["for"] { condition.element = oneOf(node, "wait.for", ["message", "presence", "iq"]) }
-                if let node = map["type"] { condition.type = string(node, "wait.type") }
-                if let node = map["from"] { condition.from = template(node, "wait.from") }
-                if let node = map["timeout"], let timeout = duration(node, "wait.timeout") { condition.timeout = timeout }
-            }
-            return (.wait(condition), "wait")
-        case "think":
-            guard let value, let think = decodeThink(value) else { if value == nil { problem(node, "think needs a duration") }; return nil }
-            return (.think(think), "think")
-        case "repeat":
-            return decodeRepeat(value, node: node, flow: &flow).map { (.loop($0.count, $0.body), "repeat") }
-        case "choose":
-            return decodeChoose(value, node: node, flow: &flow).map { (.choose($0), "choose") }
-        default:
+        guard let kind = StepKind.byKey[key] else {
             problem(node, "unknown step '\(key)'")
             return nil
         }
+        return kind.decode(&self, value, node, &flow)
+    }
+
+    mutating func decodeLoginStep(_ value: Node?) -> (StepAction, String)? {
+        if Self.isNull(value) { return (.login(loginDefaults), "login") }
+        let (options, resourceSet) = decodeLoginOptions(value!)
+        return (.login(options.merged(over: loginDefaults, resourceSet: resourceSet)), "login")
+    }
+
+    /// `ping`, `disco_info`, `version`, `vcard`: an optional target (`to`).
+    mutating func decodeQueryStep(_ key: String, _ value: Node?, _ make: (Template?) -> IQAction) -> (StepAction, String)? {
+        var to: Template?
+        if let value, !Self.isNull(value) {
+            if case .mapping(let map) = value {
+                checkKeys(map, allowed: ["to"], key)
+                to = map["to"].flatMap { template($0, "\(key).to") }
+            } else {
+                to = template(value, "\(key) target")
+            }
+        }
+        return (.iq(make(to)), "iq.\(key)")
+    }
+
+    mutating func decodeRawStep(_ value: Node?) -> (StepAction, String)? {
+        guard let value else { return nil }
+        if case .mapping(let map) = value {
+            checkKeys(map, allowed: ["xml", "expect_result"], "raw")
+            guard let xmlNode = map["xml"] else { problem(value, "raw needs 'xml'"); return nil }
+            guard let xml = template(xmlNode, "raw.xml") else { return nil }
+            let expect = map["expect_result"].flatMap { bool($0, "raw.expect_result") } ?? xml.variables.contains("id")
+            return (.iq(.raw(xml: xml, expectResult: expect)), "iq.raw")
+        }
+        guard let xml = template(value, "raw") else { return nil }
+        return (.iq(.raw(xml: xml, expectResult: xml.variables.contains("id"))), "iq.raw")
+    }
+
+    mutating func decodeSubscriptionStep(_ key: String, _ value: Node?, node: Node) -> (StepAction, String)? {
+        guard let value, let jid = template(value, key) else { problem(node, "\(key) needs a JID"); return nil }
+        return (.presence(key == "subscribe" ? .subscribe(to: jid) : .unsubscribe(to: jid)), "presence.\(key)")
+    }
+
+    mutating func decodeMessageStep(_ value: Node?, node: Node) -> (StepAction, String)? {
+        guard let value, let map = mapping(value, "message") else {
+            problem(node, "message needs settings", hint: "e.g. `message: {to: random, body_size: 100}`")
+            return nil
+        }
+        return decodeMessage(map, value).map { (.message($0), "message") }
+    }
+
+    mutating func decodeMUCJoinStep(_ value: Node?, node: Node) -> (StepAction, String)? {
+        guard let value else { problem(node, "muc_join needs a room"); return nil }
+        if case .mapping(let map) = value {
+            checkKeys(map, allowed: ["room", "service", "nick", "history"], "muc_join")
+            guard let roomNode = map["room"], let room = template(roomNode, "muc_join.room") else {
+                if map["room"] == nil { problem(value, "muc_join needs 'room'", hint: "e.g. room: \"load-${index/50}\"") }
+                return nil
+            }
+            return (.muc(.join(room: room, service: map["service"].flatMap { template($0, "muc_join.service") },
+                               nick: map["nick"].flatMap { template($0, "muc_join.nick") },
+                               history: map["history"].flatMap { int($0, "muc_join.history", minimum: 0) })), "muc.join")
+        }
+        guard let room = template(value, "muc_join room") else { return nil }
+        return (.muc(.join(room: room, service: nil, nick: nil, history: nil)), "muc.join")
+    }
+
+    mutating func decodeMUCSendStep(_ value: Node?, node: Node) -> (StepAction, String)? {
+        guard let value, let map = mapping(value, "muc_send") else { problem(node, "muc_send needs settings"); return nil }
+        checkKeys(map, allowed: ["body", "body_size", "count", "interval"], "muc_send")
+        let body = decodeBody(map, value)
+        let count = map["count"].flatMap { int($0, "muc_send.count", maximum: Self.maximumCount) } ?? 1
+        let interval = map["interval"].flatMap { decodeThink($0) }
+        return body.map { (.muc(.send(body: $0, count: count, interval: interval)), "muc.send") }
+    }
+
+    mutating func decodeMUCNickStep(_ value: Node?, node: Node) -> (StepAction, String)? {
+        guard let value, let nick = template(value, "muc_nick") else { problem(node, "muc_nick needs a nickname"); return nil }
+        return (.muc(.changeNick(nick)), "muc.nick")
+    }
+
+    mutating func decodeWaitStep(_ value: Node?) -> (StepAction, String)? {
+        var condition = WaitCondition()
+        if let value, !Self.isNull(value) {
+            guard let map = mapping(value, "wait") else { return nil }
+            checkKeys(map, allowed: ["for", "type", "from", "timeout"], "wait")
+            if let node = map["for"] { condition.element = oneOf(node, "wait.for", ["message", "presence", "iq"]) }
+            if let node = map["type"] { condition.type = string(node, "wait.type") }
+            if let node = map["from"] { condition.from = template(node, "wait.from") }
+            if let node = map["timeout"], let timeout = duration(node, "wait.timeout") { condition.timeout = timeout }
+        }
+        return (.wait(condition), "wait")
+    }
+
+    mutating func decodeThinkStep(_ value: Node?, node: Node) -> (StepAction, String)? {
+        guard let value, let think = decodeThink(value) else { if value == nil { problem(node, "think needs a duration") }; return nil }
+        return (.think(think), "think")
     }
 
     /// `repeat: {count | duration | forever, steps}`. The body is checked once from `flow`; a body that
@@ -268,7 +274,7 @@ extension ProfileDecoder {
         return branches
     }
 
-    private static func presenceName(_ action: StepAction) -> String {
+    static func presenceName(_ action: StepAction) -> String {
         guard case .presence(let presence) = action else { return "presence" }
         switch presence {
         case .available: return "presence"

@@ -20,11 +20,8 @@ struct ProfileDecoder {
 
     static let topLevelKeys = ["name", "description", "login", "repeat", "step_timeout", "variables", "steps", "load", "mix"]
     static let stepModifiers = ["name", "on_error", "timeout"]
-    static let actionKeys = ["login", "logout", "stay_online", "presence", "subscribe", "unsubscribe", "roster", "message",
-                             "muc_join", "muc_send", "muc_nick", "muc_leave", "ping", "disco_info", "version", "vcard",
-                             "raw", "wait", "think", "repeat", "choose"]
-    static let actionsWithoutLogin: Set<String> = ["login", "think", "repeat", "choose"]
-    static let bareActions = ["login", "logout", "stay_online", "muc_leave", "ping", "disco_info", "version", "vcard", "wait"]
+    /// Every step key, in the order `check`'s hints list them (from `StepKind.table`).
+    static let actionKeys = StepKind.table.map(\.key)
 
     /// Upper bounds that keep every computed value (arrival counts, offsets, bodies) far from overflow
     /// and from what any server or generator fleet could take.

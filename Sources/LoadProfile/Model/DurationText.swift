@@ -1,3 +1,5 @@
+import Foundation
+
 /// Parses durations as people write them: `500ms`, `90s`, `2m`, `1h30m`, `1.5s`, or a plain number of
 /// seconds. Units: ms, s, m, h, d. Returns nil for anything else (including negative values and more
 /// than `maximumSeconds`).
@@ -65,5 +67,3 @@ public enum DurationText {
         value == value.rounded() ? String(Int(value)) : String(format: "%.3g", value)
     }
 }
-
-import Foundation

@@ -40,14 +40,6 @@ public indirect enum StepAction: Sendable, Equatable {
     /// Stay logged in, answering pings, until the run ends.
     case stayOnline
     case logout
-
-    /// True for steps that send stanzas and so need a logged-in session.
-    public var needsLogin: Bool {
-        switch self {
-        case .presence, .roster, .message, .muc, .iq, .wait, .stayOnline, .logout: return true
-        case .login, .think, .loop, .choose: return false
-        }
-    }
 }
 
 public enum PresenceAction: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A string with `${name}` placeholders, parsed once and rendered per session.
 ///
 /// Syntax: `${name}`; `${name/N}` and `${name%N}` apply integer division or remainder to a numeric
@@ -100,5 +102,3 @@ public struct TemplateError: Error, Sendable, Equatable {
     /// Character offset of the offending `$` in the template text.
     public let offset: Int
 }
-
-import Foundation

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The SASL mechanisms xmppload can use, strongest first.
 ///
 /// Default choice: the strongest one the server offers, in the order SCRAM-SHA-512 > SCRAM-SHA-256 >
@@ -47,5 +49,3 @@ public enum SASLMechanism: String, Sendable, Hashable, CaseIterable {
         return preference.first(where: isOffered)
     }
 }
-
-import Foundation

@@ -2,10 +2,10 @@
 /// run can detect lost, duplicated and reordered messages.
 ///
 /// Carried as `<stamp xmlns='urn:xmppload:stamp:0' r='RUN' s='SENDER' q='SEQ' t='SENT' i='INTENDED'/>`
-/// inside the message. `sender` is the sender's account index, `sequence` counts that sender's messages
-/// from 1 (per run, never reused), `sentNanos` and `intendedNanos` are readings of the generator's
-/// monotonic clock (nanoseconds since an arbitrary origin shared by the whole process) for the actual
-/// send and for the time the profile planned the send. Receivers ignore stamps of other runs.
+/// inside the message. `sender` is the sending session's serial number in the run, `sequence` counts
+/// that session's messages from 1 (never reused), `sentNanos` and `intendedNanos` are readings of the
+/// run's session clock (monotonic nanoseconds since the run's clock origin, `SessionInstant`) for the
+/// actual send and for the time the profile planned the send. Receivers ignore stamps of other runs.
 public struct MessageStamp: Sendable, Hashable {
     public var runID: String
     public var sender: UInt32
