@@ -287,7 +287,7 @@ public struct SessionMachine {
     /// The instruction after the script's `login` (0 when the script has none).
     private var firstInstructionAfterLogin: Int {
         for (index, instruction) in script.instructions.enumerated() {
-            if case .login = instruction.operation { return index + 1 }
+            if case .step(.login) = instruction.operation { return index + 1 }
         }
         return 0
     }
