@@ -61,7 +61,7 @@ let package = Package(
             .product(name: "NIOTestUtils", package: "swift-nio"),
             .product(name: "Atomics", package: "swift-atomics"),
         ], resources: [.copy("Transcripts")]),
-        .testTarget(name: "IntegrationTests", dependencies: ["LoadEngine", "LoadResults", "LoadProfile"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["LoadEngine", "LoadResults", "LoadProfile", "XMPPCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -35,6 +35,8 @@ public struct SessionMachine {
         case loggingIn(LoginMachine)
         case running
         case loggingOut(since: SessionInstant)
+        /// Dropped after logging in; waiting out the reconnect back-off (the wake-up).
+        case awaitingReconnect
         case ended
     }
 
@@ -60,6 +62,7 @@ public struct SessionMachine {
     enum WakePurpose: Equatable {
         case think(due: SessionInstant)
         case mucJoinRetry
+        case reconnect
     }
 
     struct LoopFrame {
@@ -80,12 +83,20 @@ public struct SessionMachine {
     var resource = ""
     public private(set) var boundJID: String?
     let intendedStart: SessionInstant
+    /// When the current login was due: the arrival's intended start, or a reconnect's back-off end.
+    var loginIntended: SessionInstant
     var connectStart: SessionInstant
     var phaseStart: SessionInstant
     var currentPhase: LoginPhase?
     var phaseNanos: [UInt64] = Array(repeating: 0, count: LoginPhase.allCases.count)
     /// Bit i set: the login went through `LoginPhase.allCases[i]` (recorded even if it took 0 ns).
     var phasesVisited: UInt32 = 0
+    /// Logged in at least once (only such a session reconnects).
+    var hasLoggedIn = false
+    /// Reconnects in a row since the last successful login.
+    var reconnectAttempt = 0
+    /// The login in progress is a reconnect.
+    var isReconnecting = false
 
     // Program
     var pc = 0
@@ -117,6 +128,7 @@ public struct SessionMachine {
         self.rng = generator
         self.intendedStart = intendedStart
         self.now = intendedStart
+        self.loginIntended = intendedStart
         self.connectStart = intendedStart
         self.phaseStart = intendedStart
         self.stepIntended = intendedStart
@@ -209,7 +221,7 @@ public struct SessionMachine {
                 return
             }
             handleStanza(element)
-        case .idle, .connecting, .ended:
+        case .idle, .connecting, .awaitingReconnect, .ended:
             break
         }
     }
@@ -224,17 +236,20 @@ public struct SessionMachine {
             logoutFinished(since: since)
         case .running:
             end(.streamClosedByServer)
-        case .idle, .connecting, .ended:
+        case .idle, .connecting, .awaitingReconnect, .ended:
             break
         }
     }
 
     private mutating func connectionLost(_ failure: ConnectionFailure?) {
-        if case .loggingOut(let since) = stage, failure == nil {
+        switch stage {
+        case .loggingOut(let since) where failure == nil:
             logoutFinished(since: since)
-            return
+        case .idle, .awaitingReconnect, .ended:
+            break
+        default:
+            end(.connection(failure ?? .closed))
         }
-        end(.connection(failure ?? .closed))
     }
 
     private mutating func perform(_ actions: [LoginMachine.Action]) {
@@ -275,8 +290,16 @@ public struct SessionMachine {
         for (index, nanos) in phaseNanos.enumerated() where phasesVisited & (1 << index) != 0 {
             host.recorder.recordLatency(settings.metrics.phases[index], correctedNanoseconds: nanos, serviceNanoseconds: nanos)
         }
-        recordLatency(settings.metrics.login, from: intendedStart, serviceFrom: connectStart)
-        host.recorder.increment(.sessionsLoggedIn)
+        recordLatency(settings.metrics.login, from: loginIntended, serviceFrom: connectStart)
+        if isReconnecting {
+            recordLatency(settings.metrics.reconnectLogin, from: loginIntended, serviceFrom: connectStart)
+            host.recorder.increment(.sessionsReconnected)
+        } else {
+            host.recorder.increment(.sessionsLoggedIn)
+        }
+        hasLoggedIn = true
+        isReconnecting = false
+        reconnectAttempt = 0
         host.sessionStageChanged(from: .connecting, to: .online)
         timeout = nil
         // The login instruction completed; the next step is due now.
@@ -299,6 +322,7 @@ public struct SessionMachine {
         stopRequested = true
         guard case .running = stage else {
             if case .idle = stage { end(nil) }
+            if case .awaitingReconnect = stage { end(.reconnectAbandoned) }
             return
         }
         switch waiting {
@@ -326,17 +350,20 @@ public struct SessionMachine {
         end(nil)
     }
 
-    /// Ends the session once: records the outcome, frees the account, closes the connection.
+    /// Ends the session once: records the outcome, frees the account, closes the connection — unless
+    /// the error is a drop the reconnect policy covers, which closes the connection and schedules the
+    /// next one instead.
     mutating func end(_ error: SessionError?) {
         let previous = stage
         if case .ended = previous { return }
+        if let error, shouldReconnect(after: error) { return scheduleReconnect(after: error) }
         stage = .ended
         cancelWake()
         timeout = nil
         let gauge: SessionStage
         switch previous {
         case .idle: gauge = .idle
-        case .connecting, .loggingIn: gauge = .connecting
+        case .connecting, .loggingIn, .awaitingReconnect: gauge = .connecting
         case .running, .loggingOut: gauge = .online
         case .ended: gauge = .ended
         }
@@ -353,6 +380,52 @@ public struct SessionMachine {
         // closing frees the socket now instead of at the connect timeout.
         pending.append(.close)
         pending.append(.ended(failed: error != nil))
+    }
+
+    // MARK: - Reconnecting
+
+    private func shouldReconnect(after error: SessionError) -> Bool {
+        guard script.reconnect.isEnabled, hasLoggedIn, !stopRequested, !host.isStopping,
+              reconnectAttempt < script.reconnect.attempts, error.isConnectionDrop else { return false }
+        switch stage {
+        case .connecting, .loggingIn, .running: return true
+        case .idle, .loggingOut, .awaitingReconnect, .ended: return false
+        }
+    }
+
+    /// Counts the drop, closes the connection, forgets the connection's state (login, MUC room, the
+    /// step in flight) and arms the back-off; the program starts again after the next login.
+    private mutating func scheduleReconnect(after error: SessionError) {
+        if case .running = stage { host.sessionStageChanged(from: .online, to: .connecting) }
+        host.recorder.recordError(kind: error.kind)
+        host.setOnline(identity.slot, false)
+        cancelWake()
+        timeout = nil
+        currentPhase = nil
+        phaseNanos = Array(repeating: 0, count: LoginPhase.allCases.count)
+        phasesVisited = 0
+        boundJID = nil
+        room = nil
+        roomOccupants = []
+        mucJoinRetries = 0
+        waiting = .nothing
+        loops = []
+        stage = .awaitingReconnect
+        reconnectAttempt += 1
+        pending.append(.close)
+        armWake(at: now + script.reconnect.delay(attempt: reconnectAttempt, using: &rng), .reconnect)
+    }
+
+    private mutating func reconnect() {
+        guard case .awaitingReconnect = stage else { return }
+        host.recorder.increment(.sessionsReconnects)
+        stage = .connecting
+        isReconnecting = true
+        loginIntended = now
+        connectStart = now
+        phaseStart = now
+        armTimeout(after: script.loginTimeout, .login)
+        pending.append(.connect)
     }
 
     // MARK: - Timers
@@ -395,6 +468,8 @@ public struct SessionMachine {
             waiting = .nothing
             advance(to: pc + 1, intended: due)
             runProgram()
+        case .reconnect:
+            reconnect()
         case .mucJoinRetry:
             guard case .running = stage, let room else { return }
             send(Stanza.presence(to: "\(room.jid)/\(room.nick)", extra: [XMLElement("x", namespace: XMPPNamespace.muc)]))

@@ -32,10 +32,14 @@ public struct SessionScript: Sendable {
     public struct Overrides: Sendable, Equatable {
         public var tls: TLSMode?
         public var mechanism: SASLMechanism?
+        /// `--reconnect N`: every profile reconnects up to N times in a row (0: never), with the
+        /// profile's back-off delays (or the defaults).
+        public var reconnectAttempts: Int?
 
-        public init(tls: TLSMode? = nil, mechanism: SASLMechanism? = nil) {
+        public init(tls: TLSMode? = nil, mechanism: SASLMechanism? = nil, reconnectAttempts: Int? = nil) {
             self.tls = tls
             self.mechanism = mechanism
+            self.reconnectAttempts = reconnectAttempts
         }
     }
 
@@ -72,6 +76,8 @@ public struct SessionScript: Sendable {
     public let loginTimeout: Duration
     /// This profile's `variables:` (its own, not merged with other profiles of a mix).
     public let variables: [String: String]
+    /// What a logged-in session does when its connection drops.
+    public let reconnect: ReconnectPolicy
 
     /// Compiles `profile`, registering every step's metric in `registry`; `overrides` are the command
     /// line's login choices.
@@ -83,6 +89,9 @@ public struct SessionScript: Sendable {
         instructions = compiler.instructions
         repeatsForever = profile.repeatMode == .forever
         variables = profile.variables
+        var reconnect = profile.reconnect
+        if let attempts = overrides.reconnectAttempts { reconnect.attempts = attempts }
+        self.reconnect = reconnect
         var options = profile.login
         var timeout = Duration.seconds(30)
         for instruction in compiler.instructions {

@@ -92,6 +92,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Plain progress lines even on a terminal.")
     var plain = false
 
+    @Option(help: ArgumentHelp("After a logged-in session loses its connection (server restart, reset, stream error), reconnect up to N times in a row with exponential back-off and full jitter; 0 never. Overrides the profiles' `reconnect:` attempts.", valueName: "N"))
+    var reconnect: Int?
+
     func run() async throws {
         let environment = try ConnectionDefaults.load(file: serverEnv)
         let definition: RunDefinition
@@ -156,6 +159,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let mechanism = sasl.flatMap(SASLMechanism.init(name:))
         if let sasl, mechanism == nil { problems.append("--sasl: unknown mechanism '\(sasl)'") }
+        if let reconnect, !(0...1_000_000).contains(reconnect) { problems.append("--reconnect must be 0...1000000, got \(reconnect)") }
         let intervalValue = LoadFlags.duration(interval, flag: "--interval", problems: &problems) ?? .seconds(5)
         let latenessValue = LoadFlags.duration(maxLateness, flag: "--max-lateness", problems: &problems) ?? .seconds(1)
         let graceValue = LoadFlags.duration(messageGrace, flag: "--message-grace", problems: &problems) ?? .seconds(5)
@@ -182,6 +186,7 @@ struct RunCommand: AsyncParsableCommand {
             eventLoops: loops ?? ProcessInfo.processInfo.activeProcessorCount,
             interactive: interactive, commandLine: CommandLine.arguments)
         configuration.segment = segmentValue
+        configuration.reconnectAttempts = reconnect
         return ResolvedOptions(configuration: configuration, plan: plan)
     }
 

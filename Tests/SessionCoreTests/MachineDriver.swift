@@ -113,9 +113,10 @@ struct MachineDriver {
         return actions.compactMap { if case .send(let element) = $0 { return element } else { return nil } }
     }
 
-    /// Starts, connects and logs in over plain PLAIN (no TLS), as a Prosody would answer.
-    mutating func logIn() throws {
-        send(.start)
+    /// Starts (unless `startedAlready`: a reconnect asked for its connection), connects and logs in
+    /// over plain PLAIN (no TLS), as a Prosody would answer.
+    mutating func logIn(startedAlready: Bool = false) throws {
+        if !startedAlready { send(.start) }
         send(.connected)
         try receive("<stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
         try receive("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")

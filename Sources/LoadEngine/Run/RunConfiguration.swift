@@ -41,6 +41,8 @@ public struct RunConfiguration: Sendable {
     /// This generator's share of the plan (`--segment i/N`): arrivals n with n % N == i. `accounts`
     /// is already this segment's block of the account range.
     public var segment: Segment = .whole
+    /// `--reconnect N`: reconnect attempts in a row after a drop, for every profile (nil: the profiles').
+    public var reconnectAttempts: Int?
 
     public init(host: String, port: Int, domain: String, accounts: ClosedRange<Int>, accountPrefix: String = "user",
                 password: String, tls: TLSMode? = nil, insecure: Bool = false,
