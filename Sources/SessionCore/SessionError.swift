@@ -38,6 +38,8 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     case stoppedAtDeadline
     /// The run stopped while the session was waiting to reconnect after a drop.
     case reconnectAbandoned
+    /// The server stopped reading: our writes stayed queued past the time or byte bound.
+    case writeStalled
 
     /// The stable name counted in results (`errors` in summary.json).
     public var kind: String {
@@ -57,6 +59,7 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
         case .tlsUnavailable: return "tls-unavailable"
         case .stoppedAtDeadline: return "stopped-at-deadline"
         case .reconnectAbandoned: return "reconnect-abandoned"
+        case .writeStalled: return "write-stalled"
         }
     }
 

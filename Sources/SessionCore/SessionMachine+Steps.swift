@@ -17,6 +17,7 @@ extension SessionMachine {
         isRunningProgram = true
         defer { isRunningProgram = false }
         while case .running = stage {
+            if writeBlocked && !stopRequested { return } // resumed when the socket drains
             if stopRequested || pc >= script.instructions.count {
                 logout()
                 return

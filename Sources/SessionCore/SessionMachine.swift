@@ -107,6 +107,8 @@ public struct SessionMachine {
     var stepIntended: SessionInstant
     var stepStart: SessionInstant
     var stopRequested = false
+    /// The connection's socket stopped draining: no new step starts until it drains (backpressure).
+    var writeBlocked = false
     var rng: SeededGenerator
     var messageSequence: UInt32 = 0
     var requestCounter: UInt32 = 0
@@ -168,6 +170,7 @@ public struct SessionMachine {
         case .wakeFired: wakeFired()
         case .stop: gracefulStop()
         case .abort(let error): end(error)
+        case .writability(let writable): writabilityChanged(writable)
         }
         defer { pending = [] }
         return pending
@@ -239,6 +242,14 @@ public struct SessionMachine {
         case .idle, .connecting, .awaitingReconnect, .ended:
             break
         }
+    }
+
+    /// Backpressure: while the socket does not drain, the program pauses before its next step (a step
+    /// due meanwhile starts late, and its corrected latency shows it); answers to the server still go
+    /// out, bounded by the engine's write-stall limits.
+    private mutating func writabilityChanged(_ writable: Bool) {
+        writeBlocked = !writable
+        if writable, case .running = stage, waiting == .nothing, !isRunningProgram { runProgram() }
     }
 
     private mutating func connectionLost(_ failure: ConnectionFailure?) {
@@ -410,6 +421,7 @@ public struct SessionMachine {
         mucJoinRetries = 0
         waiting = .nothing
         loops = []
+        writeBlocked = false
         stage = .awaitingReconnect
         reconnectAttempt += 1
         pending.append(.close)
@@ -521,4 +533,6 @@ public enum SessionEvent: Sendable {
     case stop
     /// Close now, counting this error.
     case abort(SessionError)
+    /// The connection's socket became writable (true) or stopped draining (false).
+    case writability(Bool)
 }

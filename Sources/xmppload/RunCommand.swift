@@ -92,6 +92,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Plain progress lines even on a terminal.")
     var plain = false
 
+    @Option(help: "A session whose socket stops draining (the server stopped reading) for this long ends with write-stalled; its program pauses meanwhile.")
+    var writeStall: String = "30s"
+
     @Option(help: ArgumentHelp("After a logged-in session loses its connection (server restart, reset, stream error), reconnect up to N times in a row with exponential back-off and full jitter; 0 never. Overrides the profiles' `reconnect:` attempts.", valueName: "N"))
     var reconnect: Int?
 
@@ -161,6 +164,7 @@ struct RunCommand: AsyncParsableCommand {
         if let sasl, mechanism == nil { problems.append("--sasl: unknown mechanism '\(sasl)'") }
         if let reconnect, !(0...1_000_000).contains(reconnect) { problems.append("--reconnect must be 0...1000000, got \(reconnect)") }
         let intervalValue = LoadFlags.duration(interval, flag: "--interval", problems: &problems) ?? .seconds(5)
+        let writeStallValue = LoadFlags.duration(writeStall, flag: "--write-stall", problems: &problems) ?? .seconds(30)
         let latenessValue = LoadFlags.duration(maxLateness, flag: "--max-lateness", problems: &problems) ?? .seconds(1)
         let graceValue = LoadFlags.duration(messageGrace, flag: "--message-grace", problems: &problems) ?? .seconds(5)
         // The load flags follow the same rules as `xmppload plan` (LoadFlags); all problems at once.
@@ -187,6 +191,7 @@ struct RunCommand: AsyncParsableCommand {
             interactive: interactive, commandLine: CommandLine.arguments)
         configuration.segment = segmentValue
         configuration.reconnectAttempts = reconnect
+        configuration.writeStallTimeout = writeStallValue
         return ResolvedOptions(configuration: configuration, plan: plan)
     }
 

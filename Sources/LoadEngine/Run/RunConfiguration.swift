@@ -43,6 +43,10 @@ public struct RunConfiguration: Sendable {
     public var segment: Segment = .whole
     /// `--reconnect N`: reconnect attempts in a row after a drop, for every profile (nil: the profiles').
     public var reconnectAttempts: Int?
+    /// A session whose socket does not drain for this long ends with `write-stalled` (`--write-stall`).
+    public var writeStallTimeout: Duration = .seconds(30)
+    /// … or as soon as this many bytes are queued on a socket that does not drain.
+    public var maxBufferedWriteBytes = 1 << 20
 
     public init(host: String, port: Int, domain: String, accounts: ClosedRange<Int>, accountPrefix: String = "user",
                 password: String, tls: TLSMode? = nil, insecure: Bool = false,
