@@ -11,6 +11,8 @@ public struct FixedMetrics: Sendable {
     public let logout: MetricID
     /// A reconnect's login, from the end of its back-off to logged in again (also counted in `login`).
     public let reconnectLogin: MetricID
+    /// Round trip of our keep-alive pings.
+    public let keepAlivePing: MetricID
 
     public init(registry: inout MetricRegistry) {
         login = registry.register("login")
@@ -19,5 +21,6 @@ public struct FixedMetrics: Sendable {
         mucMessage = registry.register("muc.message")
         logout = registry.register("logout")
         reconnectLogin = registry.register("reconnect.login")
+        keepAlivePing = registry.register("keepalive.ping")
     }
 }

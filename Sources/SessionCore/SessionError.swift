@@ -40,6 +40,8 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     case reconnectAbandoned
     /// The server stopped reading: our writes stayed queued past the time or byte bound.
     case writeStalled
+    /// Our keep-alive ping got no answer within one keep-alive interval (a dead connection).
+    case keepAliveTimeout
 
     /// The stable name counted in results (`errors` in summary.json).
     public var kind: String {
@@ -60,6 +62,7 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
         case .stoppedAtDeadline: return "stopped-at-deadline"
         case .reconnectAbandoned: return "reconnect-abandoned"
         case .writeStalled: return "write-stalled"
+        case .keepAliveTimeout: return "timeout-keepalive"
         }
     }
 
@@ -69,7 +72,7 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     public var isConnectionDrop: Bool {
         switch self {
         case .connection(let failure): return failure != .bootstrapWithoutSession
-        case .streamError, .streamClosedByServer, .loginTimeout: return true
+        case .streamError, .streamClosedByServer, .loginTimeout, .keepAliveTimeout, .writeStalled: return true
         case .login(let error): return error.kind.hasPrefix("stream-")
         default: return false
         }

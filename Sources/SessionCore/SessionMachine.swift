@@ -114,6 +114,8 @@ public struct SessionMachine {
     var requestCounter: UInt32 = 0
     var room: (jid: String, nick: String)?
     var mucJoinRetries = 0
+    /// The id and send time of our keep-alive ping awaiting its answer.
+    var keepAlivePending: (id: String, sentAt: SessionInstant)?
     /// Nicks in our room (only while in one), for the fan-out's expected receipts.
     var roomOccupants: Set<String> = []
 
@@ -171,6 +173,7 @@ public struct SessionMachine {
         case .stop: gracefulStop()
         case .abort(let error): end(error)
         case .writability(let writable): writabilityChanged(writable)
+        case .keepAliveFired: keepAliveFired()
         }
         defer { pending = [] }
         return pending
@@ -313,6 +316,8 @@ public struct SessionMachine {
         reconnectAttempt = 0
         host.sessionStageChanged(from: .connecting, to: .online)
         timeout = nil
+        keepAlivePending = nil
+        armKeepAlive()
         // The login instruction completed; the next step is due now.
         advance(to: firstInstructionAfterLogin, intended: now)
         runProgram()
@@ -422,6 +427,7 @@ public struct SessionMachine {
         waiting = .nothing
         loops = []
         writeBlocked = false
+        keepAlivePending = nil
         stage = .awaitingReconnect
         reconnectAttempt += 1
         pending.append(.close)
@@ -535,4 +541,6 @@ public enum SessionEvent: Sendable {
     case abort(SessionError)
     /// The connection's socket became writable (true) or stopped draining (false).
     case writability(Bool)
+    /// The armed keep-alive tick came due.
+    case keepAliveFired
 }

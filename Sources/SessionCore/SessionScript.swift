@@ -78,6 +78,8 @@ public struct SessionScript: Sendable {
     public let variables: [String: String]
     /// What a logged-in session does when its connection drops.
     public let reconnect: ReconnectPolicy
+    /// What a logged-in session sends on its own to keep the connection alive.
+    public let keepAlive: KeepAlive?
 
     /// Compiles `profile`, registering every step's metric in `registry`; `overrides` are the command
     /// line's login choices.
@@ -92,6 +94,7 @@ public struct SessionScript: Sendable {
         var reconnect = profile.reconnect
         if let attempts = overrides.reconnectAttempts { reconnect.attempts = attempts }
         self.reconnect = reconnect
+        keepAlive = profile.keepAlive
         var options = profile.login
         var timeout = Duration.seconds(30)
         for instruction in compiler.instructions {

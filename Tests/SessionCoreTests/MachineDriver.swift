@@ -47,6 +47,7 @@ struct MachineDriver {
     var now = SessionInstant.zero
     var timeoutAt: SessionInstant?
     var wakeAt: SessionInstant?
+    var keepAliveAt: SessionInstant?
     /// Every action except timer bookkeeping, in order.
     var actions: [SessionAction] = []
     private let parser = StanzaParser()
@@ -78,6 +79,7 @@ struct MachineDriver {
             case .armTimeout(let at): timeoutAt = at
             case .armWake(let at): wakeAt = at
             case .cancelWake: wakeAt = nil
+            case .armKeepAlive(let at): keepAliveAt = at
             default: actions.append(action)
             }
         }
@@ -91,10 +93,13 @@ struct MachineDriver {
     /// Moves the clock to `instant`, firing every armed timer that comes due on the way, in order.
     mutating func advance(to instant: SessionInstant) {
         while true {
-            let due = [timeoutAt, wakeAt].compactMap { $0 }.filter { $0 <= instant }.min()
+            let due = [timeoutAt, wakeAt, keepAliveAt].compactMap { $0 }.filter { $0 <= instant }.min()
             guard let due else { break }
             now = max(now, due)
-            if wakeAt == due {
+            if keepAliveAt == due {
+                keepAliveAt = nil
+                send(.keepAliveFired)
+            } else if wakeAt == due {
                 wakeAt = nil
                 send(.wakeFired)
             } else {

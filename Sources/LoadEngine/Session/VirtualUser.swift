@@ -24,6 +24,7 @@ final class VirtualUser {
     private var wakeTask: Scheduled<Void>?
     /// Armed while the connection's socket does not drain; ends the session with `write-stalled`.
     private var stallTask: Scheduled<Void>?
+    private var keepAliveTask: Scheduled<Void>?
     private var hasEnded = false
 
     init(machine: SessionMachine, loop: LoopContext, userIndex: Int, phase: Int) {
@@ -137,17 +138,29 @@ final class VirtualUser {
             case .cancelWake:
                 wakeTask?.cancel()
                 wakeTask = nil
+            case .armKeepAlive(let instant):
+                keepAliveTask?.cancel()
+                let bound = NIOLoopBound(self, eventLoop: loop.eventLoop)
+                keepAliveTask = loop.eventLoop.scheduleTask(deadline: loop.deadline(instant)) {
+                    let user = bound.value
+                    user.keepAliveTask = nil
+                    user.handle(.keepAliveFired)
+                }
             case .close:
                 let closing = connection
                 connection = nil
                 stallTask?.cancel()
                 stallTask = nil
+                keepAliveTask?.cancel()
+                keepAliveTask = nil
                 closing?.close()
             case .ended(let failed):
                 hasEnded = true
                 timeoutGeneration &+= 1
                 wakeTask?.cancel()
                 wakeTask = nil
+                keepAliveTask?.cancel()
+                keepAliveTask = nil
                 loop.sessionEnded(self, failed: failed)
             }
         }

@@ -18,7 +18,7 @@ struct ProfileDecoder {
     /// Variables the engine provides to every session.
     static let engineVariables = SessionVariable.allCases.map(\.rawValue)
 
-    static let topLevelKeys = ["name", "description", "login", "repeat", "reconnect", "step_timeout", "variables", "steps", "load", "mix"]
+    static let topLevelKeys = ["name", "description", "login", "repeat", "reconnect", "keepalive", "step_timeout", "variables", "steps", "load", "mix"]
     static let stepModifiers = ["name", "on_error", "timeout"]
     /// Every step key, in the order `check`'s hints list them (from `StepKind.table`).
     static let actionKeys = StepKind.table.map(\.key)
@@ -201,7 +201,7 @@ struct ProfileDecoder {
         checkKeys(root, allowed: Self.topLevelKeys, "the profile")
         let plan = root["load"].flatMap { decodeLoad($0) }
         if let mixNode = root["mix"] {
-            for key in ["steps", "login", "repeat", "reconnect", "step_timeout"] where root[key] != nil {
+            for key in ["steps", "login", "repeat", "reconnect", "keepalive", "step_timeout"] where root[key] != nil {
                 problem(root[key], "'\(key)' has no effect in a mix file", hint: "put it in the profiles the mix lists")
             }
             let profiles = decodeMix(mixNode, depth: depth)
@@ -239,6 +239,7 @@ struct ProfileDecoder {
         if let node = root["repeat"], let text = oneOf(node, "repeat", ["once", "forever"]) { repeatMode = RepeatMode(rawValue: text)! }
         let stepTimeout = root["step_timeout"].flatMap { duration($0, "step_timeout") } ?? .seconds(30)
         let reconnect = root["reconnect"].flatMap { decodeReconnect($0) } ?? .off
+        let keepAlive = root["keepalive"].flatMap { decodeKeepAlive($0) }
         loginDefaults = login
         defaultStepTimeout = stepTimeout
 
@@ -262,6 +263,7 @@ struct ProfileDecoder {
         var profile = Profile(name: name, description: description, login: login, steps: steps, repeatMode: repeatMode,
                               variables: variables, stepTimeout: stepTimeout, source: file)
         profile.reconnect = reconnect
+        profile.keepAlive = keepAlive
         return profile
     }
 

@@ -16,6 +16,8 @@ public struct Profile: Sendable, Equatable {
     public var stepTimeout: Duration
     /// What a session does when it loses its connection after logging in (`reconnect:`; off by default).
     public var reconnect: ReconnectPolicy = .off
+    /// Client pings or whitespace while logged in (`keepalive:`; none by default).
+    public var keepAlive: KeepAlive?
     /// The file it came from.
     public var source: String
 
