@@ -95,8 +95,11 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Snapshot interval (e.g. 5s).")
     var interval: String = "5s"
 
-    @Option(help: "Serve Prometheus metrics on this port of 127.0.0.1.")
+    @Option(help: "Serve Prometheus metrics on this port of --metrics-host.")
     var metricsPort: Int?
+
+    @Option(help: "The address the metrics endpoint listens on (0.0.0.0 in a pod, for Prometheus to scrape).")
+    var metricsHost: String = "127.0.0.1"
 
     @Option(help: "Event loops (threads); default: one per core.")
     var loops: Int?
@@ -270,6 +273,7 @@ struct RunCommand: AsyncParsableCommand {
             eventLoops: loops ?? ProcessInfo.processInfo.activeProcessorCount,
             interactive: interactive, commandLine: CommandLine.arguments)
         configuration.segment = segmentValue
+        configuration.metricsHost = metricsHost
         configuration.endpoints = endpoints
         configuration.sourceAddresses = sourcePool
         configuration.startAt = startDate
