@@ -202,8 +202,8 @@ struct RunCommand: AsyncParsableCommand {
                 problems.append("--source: binding to source addresses is not wired yet (the connect path does not use it)")
             }
         }
-        if let dns, !server.isEmpty {
-            problems.append("--dns \(dns) has no effect with --server (DNS is asked only when no server is given)")
+        if let dns, !serverTexts.isEmpty {
+            problems.append("--dns \(dns) has no effect with --server or XMPPLOAD_SERVERS/XMPPLOAD_HOST (DNS is asked only when no server is given)")
         }
         var definition = definition
         do {

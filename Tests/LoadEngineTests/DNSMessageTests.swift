@@ -24,11 +24,14 @@ import LoadProfile
     static let noServiceResponse = bytes("4567858000010001000000000d5f786d7070732d636c69656e74045f746370046e6f6e6504746573740000210001c00c0021000100000000000700000000000100")
     static let refusedResponse = bytes("5678818500010000000000000c5f786d70702d636c69656e74045f746370076d697373696e6704746573740000210001")
 
-    @Test func encodesAQueryAsDnsmasqReceivedIt() throws {
+    @Test func encodesAQuery() throws {
         let query = try DNSMessage.query(id: 0x1234, name: "_xmpp-client._tcp.load.test", type: .srv)
-        // Header (id, RD, one question), the name's labels, type 33, class IN: the question section
-        // of the recorded response is the same bytes.
-        #expect(query == Array(Self.srvResponse.prefix(12 + 29 + 4)).enumerated().map { $0.offset == 2 ? 0x01 : $0.offset == 3 ? 0x00 : $0.offset == 7 ? 0 : $0.offset == 11 ? 0 : $0.element })
+        let header: [UInt8] = [0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]   // id, RD, one question
+        let name: [UInt8] = [12] + Array("_xmpp-client".utf8) + [4] + Array("_tcp".utf8) + [4] + Array("load".utf8)
+            + [4] + Array("test".utf8) + [0]
+        #expect(query == header + name + [0, 33, 0, 1])                          // SRV, IN
+        // The recorded response repeats the question: the same bytes after its own header.
+        #expect(Array(Self.srvResponse[12..<query.count]) == Array(query[12...]))
         #expect(try DNSMessage.query(id: 1, name: "load.test.", type: .a) == DNSMessage.query(id: 1, name: "load.test", type: .a))
     }
 

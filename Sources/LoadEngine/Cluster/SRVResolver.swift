@@ -30,8 +30,8 @@ public struct SRVResolver: Sendable {
             text = dns
         } else {
             guard let conf = try? String(contentsOfFile: "/etc/resolv.conf", encoding: .utf8),
-                  let line = conf.split(separator: "\n").first(where: { $0.split(separator: " ").first == "nameserver" }),
-                  let address = line.split(separator: " ").dropFirst().first else {
+                  let line = conf.split(separator: "\n").first(where: { $0.split(whereSeparator: \.isWhitespace).first == "nameserver" }),
+                  let address = line.split(whereSeparator: \.isWhitespace).dropFirst().first else {
                 throw SRVResolverError(.noResolver("no nameserver in /etc/resolv.conf; give --dns HOST:PORT"))
             }
             text = address.contains(":") ? "[\(address)]:53" : "\(address):53"
