@@ -37,10 +37,10 @@ import Testing
             let resolver = try SRVResolver(dns: "127.0.0.1:\(port)", timeout: .milliseconds(300))
             let started = ContinuousClock.now
             while (try? await resolver.query(name: "plain.test", type: .a)) == nil {
-                guard ContinuousClock.now - started < .seconds(20) else {
+                guard ContinuousClock.now - started < .seconds(40) else {
                     kill(process.pid, SIGKILL)
                     _ = process.wait(timeout: 5)
-                    throw LocalServerError(message: "dnsmasq did not answer on 127.0.0.1:\(port) within 20 s:\n\(process.output)")
+                    throw LocalServerError(message: "dnsmasq did not answer on 127.0.0.1:\(port) within 40 s:\n\(process.output)")
                 }
                 try await Task.sleep(for: .milliseconds(100))
             }
@@ -71,7 +71,7 @@ import Testing
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    @Test(.enabled(if: dnsmasqInstalled, "dnsmasq is not installed: scripts/install-deps --dnsmasq"), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: dnsmasqInstalled, "dnsmasq is not installed: scripts/install-deps --dnsmasq"), .timeLimit(.minutes(2)))
     func resolvesTheClusterAndSpreadsByWeight() async throws {
         let server = try await DNSServer.start()
         defer { server.stop() }
@@ -97,7 +97,7 @@ import Testing
         #expect(direct == [WeightedEndpoint(host: "127.0.0.2", port: 5223, weight: 1, priority: 0)])
     }
 
-    @Test(.enabled(if: dnsmasqInstalled, "dnsmasq is not installed: scripts/install-deps --dnsmasq"), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: dnsmasqInstalled, "dnsmasq is not installed: scripts/install-deps --dnsmasq"), .timeLimit(.minutes(2)))
     func fallsBackToTheDomainAndReportsNoService() async throws {
         let server = try await DNSServer.start()
         defer { server.stop() }
