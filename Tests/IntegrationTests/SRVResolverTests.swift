@@ -4,6 +4,7 @@ import Glibc
 #endif
 import LoadEngine
 import LoadProfile
+import LoadResults
 import Testing
 
 /// DNS SRV discovery against a real resolver: Debian's dnsmasq, started by the test on a free UDP
@@ -19,24 +20,37 @@ import Testing
         let port: Int
         let process: ChildProcess
 
-        static func start() async throws -> DNSServer {
+        static let clusterRecords = [
+            "--local=/load.test/", "--local=/plain.test/", "--local=/none.test/",
+            "--srv-host=_xmpp-client._tcp.load.test,node1.load.test,5222,0,30",
+            "--srv-host=_xmpp-client._tcp.load.test,node2.load.test,5322,0,10",
+            "--srv-host=_xmpp-client._tcp.load.test,backup.load.test,5422,10,5",
+            "--srv-host=_xmpps-client._tcp.load.test,node1.load.test,5223,0,1",
+            "--host-record=node1.load.test,127.0.0.2", "--host-record=node2.load.test,127.0.0.3",
+            "--host-record=backup.load.test,127.0.0.4", "--host-record=plain.test,127.0.0.5",
+            "--srv-host=_xmpp-client._tcp.none.test",
+        ]
+
+        static func start(records: [String] = clusterRecords) async throws -> DNSServer {
             let port = try freeUDPPort()
             let process = try ChildProcess.spawn(dnsmasqPath, [
                 "--no-daemon", "--port", String(port), "--listen-address", "127.0.0.1", "--bind-interfaces",
                 "--no-resolv", "--no-hosts", "--conf-file=/dev/null", "--pid-file=", "--user=root",
-                "--local=/load.test/", "--local=/plain.test/", "--local=/none.test/",
-                "--srv-host=_xmpp-client._tcp.load.test,node1.load.test,5222,0,30",
-                "--srv-host=_xmpp-client._tcp.load.test,node2.load.test,5322,0,10",
-                "--srv-host=_xmpp-client._tcp.load.test,backup.load.test,5422,10,5",
-                "--srv-host=_xmpps-client._tcp.load.test,node1.load.test,5223,0,1",
-                "--host-record=node1.load.test,127.0.0.2", "--host-record=node2.load.test,127.0.0.3",
-                "--host-record=backup.load.test,127.0.0.4", "--host-record=plain.test,127.0.0.5",
-                "--srv-host=_xmpp-client._tcp.none.test",
-            ])
-            // dnsmasq answers once it has bound the port; poll with a real query.
+            ] + records)
+            // dnsmasq answers once it has bound the port; poll with a real query (any answer will do,
+            // a refusal included).
             let resolver = try SRVResolver(dns: "127.0.0.1:\(port)", timeout: .milliseconds(300))
+            func answers() async -> Bool {
+                do {
+                    _ = try await resolver.query(name: "probe.test", type: .a)
+                    return true
+                } catch {
+                    if case .serverFailure = error.reason { return true }
+                    return false
+                }
+            }
             let started = ContinuousClock.now
-            while (try? await resolver.query(name: "plain.test", type: .a)) == nil {
+            while await !answers() {
                 guard ContinuousClock.now - started < .seconds(40) else {
                     kill(process.pid, SIGKILL)
                     _ = process.wait(timeout: 5)
@@ -95,6 +109,13 @@ import Testing
 
         let direct = try await resolveEndpoints(domain: "load.test", directTLS: true, dns: "127.0.0.1:\(server.port)")
         #expect(direct == [WeightedEndpoint(host: "127.0.0.2", port: 5223, weight: 1, priority: 0)])
+
+        // `run` with no server finds the two preferred nodes and, until sessions can be spread over
+        // several servers, says so instead of picking one silently.
+        let run = try CommandLineTests.xmppload(["run", "profiles/login.yaml", "--domain", "load.test", "--sessions", "1",
+                                                 "--dns", "127.0.0.1:\(server.port)"])
+        #expect(run.status == 2)
+        #expect(run.output.contains("DNS names 2 endpoints"), "\(run.output)")
     }
 
     @Test(.enabled(if: dnsmasqInstalled, "dnsmasq is not installed: scripts/install-deps --dnsmasq"), .timeLimit(.minutes(2)))
@@ -138,5 +159,27 @@ import Testing
             return true
         }
         #expect(throws: SRVResolverError.self) { try SRVResolver(dns: "resolver.example:53") }
+    }
+
+    /// `run` with no server anywhere asks DNS: the SRV record of the domain leads to a private Prosody.
+    @Test(.enabled(if: dnsmasqInstalled, "dnsmasq is not installed: scripts/install-deps --dnsmasq"), .timeLimit(.minutes(2)))
+    func aRunWithoutServerFindsItThroughSRV() async throws {
+        let server = try LocalServer.start(accounts: 5)
+        defer { server.stop() }
+        let dns = try await DNSServer.start(records: [
+            "--local=/\(server.domain)/",
+            "--srv-host=_xmpp-client._tcp.\(server.domain),xmpp.\(server.domain),\(server.port),0,1",
+            "--host-record=xmpp.\(server.domain),127.0.0.1",
+        ])
+        defer { dns.stop() }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-srv-\(UUID().uuidString.prefix(6))").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try CommandLineTests.xmppload([
+            "run", "profiles/login.yaml", "--domain", server.domain, "--dns", "127.0.0.1:\(dns.port)",
+            "--password", server.password, "--accounts", "1-5", "--sessions", "5", "--insecure", "--plain", "--out", out])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("127.0.0.1:\(server.port)"), "\(result.output)")
+        let summary = try ResultsDirectory(path: out).readSummary()
+        #expect(summary.sessions.loggedIn == 5 && summary.sessions.failed == 0)
     }
 }
