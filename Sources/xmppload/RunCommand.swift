@@ -210,6 +210,11 @@ struct RunCommand: AsyncParsableCommand {
             definition = try definition.overriding(VariableOverrides(parsing: variables))
         } catch {
             problems += error.messages
+            // A malformed --var stops the others from applying, but their keys are still checked.
+            let wellFormed = variables.filter { (try? VariableOverrides(parsing: [$0])) != nil }
+            if wellFormed.count < variables.count, let overrides = try? VariableOverrides(parsing: wellFormed) {
+                do { _ = try definition.overriding(overrides) } catch { problems += error.messages }
+            }
         }
         var startDate: Date?
         if let startAt {

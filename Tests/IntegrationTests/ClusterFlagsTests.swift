@@ -9,12 +9,13 @@ import Testing
         let result = try CommandLineTests.xmppload([
             "run", "profiles/cluster-cross.yaml", "--domain", "load.test", "--sessions", "1",
             "--server", "127.0.0.2:5222", "--server", "127.0.0.3", "--source", "127.0.0.9-127.0.0.2,bogus",
-            "--var", "peerr=1", "--start-at", "2001-01-01T00:00:00Z", "--run-id", "../x"])
+            "--var", "peerr=1", "--var", "novalue", "--start-at", "2001-01-01T00:00:00Z", "--run-id", "../x"])
         #expect(result.status == 2, "\(result.output)")
         for problem in ["--server '127.0.0.3' is not HOST:PORT[,weight=W]",
                         "--source: range '127.0.0.9-127.0.0.2' ends before it starts",
                         "--source: 'bogus' is not an IP address",
                         "--var peerr: the profile defines no variable 'peerr'; its variables are peer, peer_prefix",
+                        "--var must be KEY=VALUE, got 'novalue'",
                         "--start-at 2001-01-01T00:00:00Z is",
                         "--run-id must be 1-64 letters"] {
             #expect(result.output.contains(problem), "missing '\(problem)' in:\n\(result.output)")
