@@ -175,13 +175,6 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         let spread = WeightedEndpoints(found)!
-        if spread.preferred.count > 1 {
-            FileHandle.standardError.write(Data("""
-                xmppload: DNS names \(spread.preferred.count) endpoints (\(spread.preferred.map(\.description).joined(separator: " "))); \
-                spreading sessions over several servers is not wired yet: pass one with --server\n
-                """.utf8))
-            throw ExitCode(ExitStatus.usage.rawValue)
-        }
         configuration.endpoints = found
         configuration.host = spread.preferred[0].host
         configuration.port = spread.preferred[0].port
@@ -198,15 +191,9 @@ struct RunCommand: AsyncParsableCommand {
             case .failure(let error): problems.append("--server \(error)")
             }
         }
-        if endpoints.count > 1 {
-            problems.append("--server: \(endpoints.count) endpoints given; spreading sessions over several servers is not wired yet (give one --server per generator)")
-        }
         var sourcePool: SourceAddressPool?
         if let source {
             do { sourcePool = try SourceAddressPool(parsing: source) } catch { problems += error.messages }
-            if sourcePool != nil {
-                problems.append("--source: binding to source addresses is not wired yet (the connect path does not use it)")
-            }
         }
         if let dns, !serverTexts.isEmpty {
             problems.append("--dns \(dns) has no effect with --server or XMPPLOAD_SERVERS/XMPPLOAD_HOST (DNS is asked only when no server is given)")

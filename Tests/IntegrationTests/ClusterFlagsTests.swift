@@ -22,18 +22,47 @@ import Testing
         }
     }
 
-    /// Until the connect path uses them, several endpoints and source addresses are refused, not ignored.
-    @Test func severalServersAndSourcesAreRefusedUntilWired() throws {
-        let env = FileManager.default.temporaryDirectory.appendingPathComponent("servers-\(UUID().uuidString.prefix(6)).env")
-        try "XMPPLOAD_SERVERS=127.0.0.2:5222,127.0.0.3:5222,weight=2\nXMPPLOAD_DOMAIN=load.test\n".write(to: env, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: env) }
-        let servers = try CommandLineTests.xmppload(["run", "profiles/login.yaml", "--server-env", env.path, "--sessions", "1"])
-        #expect(servers.status == 2)
-        #expect(servers.output.contains("--server: 2 endpoints given; spreading sessions over several servers is not wired yet"), "\(servers.output)")
-        let source = try CommandLineTests.xmppload(["run", "profiles/login.yaml", "--domain", "load.test", "--server", "127.0.0.1:5222",
-                                                    "--sessions", "1", "--source", "127.0.0.2,127.0.0.3"])
-        #expect(source.status == 2)
-        #expect(source.output.contains("--source: binding to source addresses is not wired yet"), "\(source.output)")
+    /// Two private Prosodys weighted 2:1 (`--server A,weight=2 --server B`), connections bound to two
+    /// source addresses (`--source`): each server authenticates its share of the sessions, and the
+    /// established connections come from both source addresses.
+    @Test(.timeLimit(.minutes(3)))
+    func sessionsSpreadOverServersByWeightAndBindToSourceAddresses() throws {
+        let a = try LocalServer.start(accounts: 30)
+        defer { a.stop() }
+        let b = try LocalServer.start(accounts: 30)
+        defer { b.stop() }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-spread-\(UUID().uuidString.prefix(6))").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let child = try ChildProcess.spawn(CommandLineTests.binary, [
+            "run", LocalServer.repositoryRoot.appendingPathComponent("profiles/idle.yaml").path,
+            "--server", "127.0.0.1:\(a.port),weight=2", "--server", "127.0.0.1:\(b.port)", "--domain", a.domain,
+            "--password", a.password, "--accounts", "1-30", "--sessions", "30", "--ramp", "2s", "--duration", "8s",
+            "--source", "127.0.0.2,127.0.0.3", "--insecure", "--plain", "--out", out])
+        defer { child.removeLog() }
+        // While everyone is online: whose connections are they?
+        Thread.sleep(forTimeInterval: 5)
+        var sources: Set<String> = []
+        for port in [a.port, b.port] {
+            let ss = try ChildProcess.spawn("/usr/bin/ss", ["-Htn", "state", "established", "( dport = :\(port) )"])
+            _ = ss.wait(timeout: 10)
+            for line in ss.output.split(separator: "\n") {
+                // Local Address:Port is the third column without -H's state column: Recv-Q Send-Q Local Peer.
+                let columns = line.split(separator: " ", omittingEmptySubsequences: true)
+                if columns.count >= 3, let colon = columns[2].lastIndex(of: ":") { sources.insert(String(columns[2][..<colon])) }
+            }
+            ss.removeLog()
+        }
+        let status = child.wait(timeout: 60)
+        #expect(status == 0, "\(child.output)")
+        #expect(sources == ["127.0.0.2", "127.0.0.3"], "connections came from \(sources)")
+        let summary = try ResultsDirectory(path: out).readSummary()
+        #expect(summary.sessions.loggedIn == 30 && summary.sessions.failed == 0, "\(summary.errors)")
+        func logins(_ server: LocalServer) throws -> Int {
+            try String(contentsOfFile: "\(server.directory)/prosody.log", encoding: .utf8)
+                .components(separatedBy: "Authenticated as").count - 1
+        }
+        let (onA, onB) = (try logins(a), try logins(b))
+        #expect(onA == 20 && onB == 10, "A \(onA), B \(onB)")
     }
 
     @Test(.timeLimit(.minutes(2)))

@@ -131,7 +131,8 @@ final class ArrivalDriver {
         let machine = SessionMachine(identity: identity, script: script, settings: environment.settings,
                                      host: context, generator: rng, intendedStart: environment.instant(intended))
         liveSessions.increment()
-        context.start(VirtualUser(machine: machine, loop: context, userIndex: userIndex, phase: phase))
+        context.start(VirtualUser(machine: machine, loop: context, userIndex: userIndex, phase: phase,
+                                  endpoint: environment.endpoint(forArrival: userIndex)))
     }
 
     private func sessionEnded(_ session: VirtualUser, failed: Bool) {

@@ -1,6 +1,7 @@
 import LoadProfile
 import LoadResults
 import NIOCore
+import NIOPosix
 import SessionCore
 import XMPPCore
 
@@ -12,6 +13,12 @@ final class RunEnvironment: Sendable {
     let configuration: RunConfiguration
     let runID: String
     let server: SocketAddress
+    /// Every endpoint's address (`configuration.endpoints`, resolved once), and how sessions spread
+    /// over them by weight (nil: one server, `server`).
+    let endpointAddresses: [SocketAddress]
+    let endpointSpread: WeightedEndpoints?
+    /// `--source`: local addresses connections bind to, round robin (nil: the kernel chooses).
+    let sourceAddresses: [SocketAddress]
     let tls: TLSSetup?
     let directory: OnlineDirectory
     /// The profiles of the mix, compiled once (each with its own login options and variables), with
@@ -32,6 +39,14 @@ final class RunEnvironment: Sendable {
         self.configuration = configuration
         self.runID = runID
         self.server = server
+        if configuration.endpoints.count > 1, let spread = WeightedEndpoints(configuration.endpoints) {
+            endpointSpread = spread
+            endpointAddresses = spread.all.map { (try? SocketAddress.makeAddressResolvingHost($0.host, port: $0.port)) ?? server }
+        } else {
+            endpointSpread = nil
+            endpointAddresses = [server]
+        }
+        sourceAddresses = configuration.sourceAddresses?.addresses.compactMap { try? SocketAddress(ipAddress: $0, port: 0) } ?? []
         self.tls = tls
         self.directory = OnlineDirectory(capacity: configuration.accounts.count)
         var registry = MetricRegistry()
@@ -63,6 +78,13 @@ final class RunEnvironment: Sendable {
     /// A loop deadline on the session clock.
     func instant(_ deadline: NIODeadline) -> SessionInstant {
         SessionInstant(nanoseconds: Int64(clamping: deadline.uptimeNanoseconds) &- Int64(clamping: clockOrigin.uptimeNanoseconds))
+    }
+
+    /// The endpoint (an index into `endpointAddresses`) of the run's arrival `index`, by weight.
+    func endpoint(forArrival index: Int) -> Int {
+        guard let spread = endpointSpread else { return 0 }
+        let chosen = spread.endpoint(forArrival: index)
+        return spread.all.firstIndex(of: chosen) ?? 0
     }
 
     /// The script for a session, chosen by weight with the session's own generator.

@@ -18,8 +18,11 @@ protocol UserConnecting: AnyObject {
 /// error `bootstrap-no-session` instead of wiring the wrong user. Loop-bound.
 final class SessionConnector: UserConnecting {
     private unowned let context: LoopContext
-    private var bootstrap: ClientBootstrap?
+    /// One bootstrap per source address (index 0 without `--source`).
+    private var bootstraps: [Int: ClientBootstrap] = [:]
     private var connectingUser: VirtualUser?
+    /// Connections opened on this loop, for round-robin source addresses.
+    private var connections = 0
 
     init(context: LoopContext) {
         self.context = context
@@ -29,14 +32,19 @@ final class SessionConnector: UserConnecting {
     func connect(_ user: VirtualUser) {
         let bound = NIOLoopBound(user, eventLoop: context.eventLoop)
         connectingUser = user
-        sessionBootstrap().connect(to: context.environment.server).whenFailure { error in
+        let environment = context.environment
+        let sources = environment.sourceAddresses.count
+        let source = sources > 0 ? (connections &* environment.configuration.eventLoops &+ context.loopIndex) % sources : 0
+        connections &+= 1
+        let server = environment.endpointAddresses[min(user.endpoint, environment.endpointAddresses.count - 1)]
+        sessionBootstrap(source: source).connect(to: server).whenFailure { error in
             bound.value.connectFailed(ConnectionFailure(error))
         }
         connectingUser = nil
     }
 
-    private func sessionBootstrap() -> ClientBootstrap {
-        if let bootstrap { return bootstrap }
+    private func sessionBootstrap(source: Int) -> ClientBootstrap {
+        if let bootstrap = bootstraps[source] { return bootstrap }
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         // TCP_NODELAY is ClientBootstrap's default. The receive buffer starts small (memory per idle
         // session) and grows for bursts.
@@ -57,7 +65,8 @@ final class SessionConnector: UserConnecting {
                     return channel.eventLoop.makeFailedFuture(error)
                 }
             }
-        bootstrap = made
-        return made
+        let local = context.environment.sourceAddresses.isEmpty ? made : made.bind(to: context.environment.sourceAddresses[source])
+        bootstraps[source] = local
+        return local
     }
 }

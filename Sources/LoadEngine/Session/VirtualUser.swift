@@ -19,6 +19,8 @@ final class VirtualUser {
     /// The closed-model user (or open-model arrival) this session serves, and its load phase.
     let userIndex: Int
     let phase: Int
+    /// The server endpoint this user connects to (an index into `RunEnvironment.endpointAddresses`).
+    let endpoint: Int
     private var connection: SessionChannelHandler?
     private var timeoutGeneration: UInt32 = 0
     private var wakeTask: Scheduled<Void>?
@@ -27,11 +29,12 @@ final class VirtualUser {
     private var keepAliveTask: Scheduled<Void>?
     private var hasEnded = false
 
-    init(machine: SessionMachine, loop: LoopContext, userIndex: Int, phase: Int) {
+    init(machine: SessionMachine, loop: LoopContext, userIndex: Int, phase: Int, endpoint: Int = 0) {
         self.machine = machine
         self.loop = loop
         self.userIndex = userIndex
         self.phase = phase
+        self.endpoint = endpoint
     }
 
     var serial: Int { machine.identity.serial }
