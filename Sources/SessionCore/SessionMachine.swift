@@ -35,8 +35,8 @@ public struct SessionMachine {
         case loggingIn(LoginMachine)
         case running
         case loggingOut(since: SessionInstant)
-        /// Dropped after logging in; waiting out the reconnect back-off (the wake-up).
-        case awaitingReconnect
+        /// Dropped after logging in (or churned: `churned` is true); waiting out the reconnect back-off.
+        case awaitingReconnect(churned: Bool)
         case ended
     }
 
@@ -145,6 +145,12 @@ public struct SessionMachine {
         return false
     }
 
+    /// True while logged in and running its steps (not logging out).
+    public var isRunning: Bool {
+        if case .running = stage { return true }
+        return false
+    }
+
     /// True while logged in (running steps or logging out).
     public var isOnline: Bool {
         switch stage {
@@ -174,6 +180,7 @@ public struct SessionMachine {
         case .abort(let error): end(error)
         case .writability(let writable): writabilityChanged(writable)
         case .keepAliveFired: keepAliveFired()
+        case .churn: churn()
         }
         defer { pending = [] }
         return pending
@@ -338,7 +345,8 @@ public struct SessionMachine {
         stopRequested = true
         guard case .running = stage else {
             if case .idle = stage { end(nil) }
-            if case .awaitingReconnect = stage { end(.reconnectAbandoned) }
+            // Dropped and waiting: the session did not come back. Churned and waiting: our own doing.
+            if case .awaitingReconnect(let churned) = stage { end(churned ? nil : .reconnectAbandoned) }
             return
         }
         switch waiting {
@@ -409,11 +417,21 @@ public struct SessionMachine {
         }
     }
 
-    /// Counts the drop, closes the connection, forgets the connection's state (login, MUC room, the
-    /// step in flight) and arms the back-off; the program starts again after the next login.
-    private mutating func scheduleReconnect(after error: SessionError) {
+    /// Deliberate churn: a running session closes its connection and comes back as after a drop
+    /// (first back-off of its policy, or of the default one), counted as churned, not as an error.
+    private mutating func churn() {
+        guard case .running = stage, !stopRequested, !host.isStopping else { return }
+        host.recorder.increment(.sessionsChurned)
+        reconnectAttempt = 0
+        scheduleReconnect(after: nil)
+    }
+
+
+    /// Counts the drop (when it was one), closes the connection, forgets the connection's state (login,
+    /// MUC room, the step in flight) and arms the back-off; the program starts again after the next login.
+    private mutating func scheduleReconnect(after error: SessionError?) {
         if case .running = stage { host.sessionStageChanged(from: .online, to: .connecting) }
-        host.recorder.recordError(kind: error.kind)
+        if let error { host.recorder.recordError(kind: error.kind) }
         host.setOnline(identity.slot, false)
         cancelWake()
         timeout = nil
@@ -428,7 +446,7 @@ public struct SessionMachine {
         loops = []
         writeBlocked = false
         keepAlivePending = nil
-        stage = .awaitingReconnect
+        stage = .awaitingReconnect(churned: error == nil)
         reconnectAttempt += 1
         pending.append(.close)
         armWake(at: now + script.reconnect.delay(attempt: reconnectAttempt, using: &rng), .reconnect)
@@ -543,4 +561,6 @@ public enum SessionEvent: Sendable {
     case writability(Bool)
     /// The armed keep-alive tick came due.
     case keepAliveFired
+    /// The run drops this session on purpose (`--churn`): close and reconnect.
+    case churn
 }

@@ -54,4 +54,25 @@ import XMPPCore
         #expect(result.latencyMilliseconds["login"]?.count == counts.loggedIn + (counts.reconnected ?? 0))
         #expect(result.stopReason == "duration")
     }
+
+    /// `--churn 4/s` over a 10 s load with 20 idle sessions: about 40 drops, each session comes back.
+    @Test(.timeLimit(.minutes(2)))
+    func churnDropsAndReconnectsSessionsWhileTheLoadRuns() throws {
+        let server = try LocalServer.start(accounts: 20)
+        defer { server.stop() }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-churn-\(UUID().uuidString.prefix(6))").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try CommandLineTests.xmppload([
+            "run", "profiles/idle.yaml", "--server", "127.0.0.1:\(server.port)", "--domain", server.domain,
+            "--password", server.password, "--accounts", "1-20", "--sessions", "20", "--ramp", "1s", "--duration", "12s",
+            "--churn", "4/s", "--insecure", "--plain", "--out", out])
+        #expect(result.status == 0, "\(result.output)")
+        let summary = try ResultsDirectory(path: out).readSummary()
+        let churned = summary.sessions.churned ?? 0
+        // 4/s from ~1 s to 12 s: about 44; a busy machine skips ticks whose pick is not running.
+        #expect((20...50).contains(churned), "churned \(churned)")
+        #expect((summary.sessions.reconnected ?? 0) + 20 >= churned, "reconnected \(summary.sessions.reconnected ?? 0) of \(churned)")
+        #expect(summary.sessions.failed == 0 && summary.errors.isEmpty, "\(summary.errors)")
+        #expect(summary.sessions.completed == 20)
+    }
 }

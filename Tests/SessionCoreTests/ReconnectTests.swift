@@ -97,6 +97,18 @@ import XMPPCore
         #expect(driver.ended)
     }
 
+    @Test func churnDropsARunningSessionWithoutAnErrorAndItComesBack() throws {
+        var driver = try Self.online()
+        driver.send(.churn)
+        #expect(driver.actions.last == .close)
+        driver.advance(by: .seconds(1))
+        #expect(driver.actions.last == .connect)
+        try driver.logIn(startedAlready: true)
+        let snapshot = driver.host.recorder.takeSnapshot(start: 0, end: 1)
+        #expect(snapshot.errors.isEmpty)
+        #expect(snapshot.counter(.sessionsChurned) == 1 && snapshot.counter(.sessionsReconnected) == 1)
+    }
+
     @Test func withoutAPolicyADropEndsTheSession() throws {
         var driver = try MachineDriver(profile: Self.profile.replacingOccurrences(of: "reconnect: {attempts: 3, initial: 1s, max: 4s}", with: ""))
         try driver.logIn()

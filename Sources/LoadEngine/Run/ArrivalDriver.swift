@@ -51,12 +51,19 @@ final class ArrivalDriver {
     func start(runStart: NIODeadline) {
         self.runStart = runStart
         context.sessionEndedHook = { [unowned self] session, failed in self.sessionEnded(session, failed: failed) }
+        let configuration = context.environment.configuration
+        if let rate = configuration.churnRate, rate > 0 {
+            // This loop's share of this generator's share of the run's churn.
+            let perLoop = rate / Double(max(segment.count, 1)) / Double(max(loopCount, 1))
+            context.startChurn(every: .nanoseconds(Int64(min(1e9 / perLoop, 3.6e12))))
+        }
         armTimer()
     }
 
     /// No more arrivals (the load phases ended or the run is stopping).
     func stop() {
         stopped = true
+        context.stopChurn()
         timer?.cancel()
         timer = nil
         isExhausted = true

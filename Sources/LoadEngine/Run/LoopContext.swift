@@ -33,6 +33,8 @@ final class LoopContext: SessionHost, ByteCountSink {
     private var fillerBodies: [Int: String] = [:]
     /// Set by the loop's `ArrivalDriver`: told about every session that ended.
     var sessionEndedHook: ((VirtualUser, Bool) -> Void)?
+    private var churnTask: RepeatedTask?
+    private var churnGenerator = SeededGenerator(seed: 0, stream: 0)
 
     init(eventLoop: any EventLoop, environment: RunEnvironment, loopIndex: Int) {
         self.eventLoop = eventLoop
@@ -75,9 +77,37 @@ final class LoopContext: SessionHost, ByteCountSink {
         sessionEndedHook?(user, failed)
     }
 
+    // MARK: - Churn
+
+    /// Drops one online session of this loop every `interval` (`--churn`); picks are seeded per loop.
+    func startChurn(every interval: TimeAmount) {
+        churnGenerator = SeededGenerator(seed: environment.seed, stream: UInt64(0xC4_0000 + loopIndex))
+        churnTask = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [unowned self] _ in
+            self.churnOne()
+        }
+    }
+
+    func stopChurn() {
+        churnTask?.cancel()
+        churnTask = nil
+    }
+
+    private func churnOne() {
+        guard !isStopping, !sessions.isEmpty else { return }
+        // A few random probes for a session that is online and running its steps.
+        for _ in 0..<8 {
+            guard let user = sessions.values.randomElement(using: &churnGenerator) else { return }
+            if user.machine.isRunning {
+                user.handle(.churn)
+                return
+            }
+        }
+    }
+
     /// Asks every live session to finish its current step and log out.
     func beginGracefulStop() {
         isStopping = true
+        stopChurn()
         for session in Array(sessions.values) { session.gracefulStop() }
     }
 

@@ -44,6 +44,9 @@ public struct RunConfiguration: Sendable {
     public var segment: Segment = .whole
     /// `--reconnect N`: reconnect attempts in a row after a drop, for every profile (nil: the profiles').
     public var reconnectAttempts: Int?
+    /// `--churn R`: online sessions dropped (and reconnected) per second across the whole run; each
+    /// generator of a `--segment` run takes its share. nil: no churn.
+    public var churnRate: Double?
     /// A session whose socket does not drain for this long ends with `write-stalled` (`--write-stall`).
     public var writeStallTimeout: Duration = .seconds(30)
     /// … or as soon as this many bytes are queued on a socket that does not drain.

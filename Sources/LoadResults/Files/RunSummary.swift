@@ -14,9 +14,11 @@ public struct RunSummary: Codable, Sendable, Equatable {
         /// Reconnect attempts after drops, and those that logged in again (absent in older files).
         public var reconnects: UInt64?
         public var reconnected: UInt64?
+        /// Sessions dropped on purpose by `--churn`.
+        public var churned: UInt64?
         enum CodingKeys: String, CodingKey {
             case started, loggedIn = "logged_in", failed, completed, peakConcurrent = "peak_concurrent"
-            case reconnects, reconnected
+            case reconnects, reconnected, churned
         }
     }
 
@@ -120,7 +122,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
         sessions = Sessions(started: total.counter(.sessionsStarted), loggedIn: total.counter(.sessionsLoggedIn),
                             failed: total.counter(.sessionsFailed), completed: total.counter(.sessionsCompleted),
                             peakConcurrent: peakConcurrent, reconnects: total.counter(.sessionsReconnects),
-                            reconnected: total.counter(.sessionsReconnected))
+                            reconnected: total.counter(.sessionsReconnected), churned: total.counter(.sessionsChurned))
         latencyMilliseconds = total.latency.mapValues(Percentiles.init)
         serviceLatencyMilliseconds = total.serviceLatency.mapValues(Percentiles.init)
         messages = Messages(sent: total.counter(.messagesSent), received: total.counter(.messagesReceived),

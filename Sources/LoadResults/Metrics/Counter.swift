@@ -12,6 +12,8 @@ public enum Counter: Int, CaseIterable, Sendable {
     case accountsCreated, accountsExisted
     /// Reconnect attempts started after a logged-in session lost its connection, and those that logged in again.
     case sessionsReconnects, sessionsReconnected
+    /// Online sessions the run dropped on purpose (`--churn`); each then reconnects.
+    case sessionsChurned
 
     public var name: String {
         switch self {
@@ -42,6 +44,7 @@ public enum Counter: Int, CaseIterable, Sendable {
         case .accountsExisted: return "accounts_existed"
         case .sessionsReconnects: return "sessions_reconnects"
         case .sessionsReconnected: return "sessions_reconnected"
+        case .sessionsChurned: return "sessions_churned"
         }
     }
 
