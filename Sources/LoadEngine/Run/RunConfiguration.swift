@@ -41,6 +41,9 @@ public struct RunConfiguration: Sendable {
     /// This generator's share of the plan (`--segment i/N`): arrivals n with n % N == i. `accounts`
     /// is already this segment's block of the account range.
     public var segment: Segment = .whole
+    /// `--label` and `--tag key=value`: recorded in the manifest for `compare`.
+    public var label: String?
+    public var tags: [String: String] = [:]
 
     public init(host: String, port: Int, domain: String, accounts: ClosedRange<Int>, accountPrefix: String = "user",
                 password: String, tls: TLSMode? = nil, insecure: Bool = false,
