@@ -115,3 +115,20 @@ import Testing
         #expect(Verdict.judge(low: low, high: high, tolerance: 10, higherIsWorse: higherIsWorse) == verdict)
     }
 }
+
+/// With too few units (a short run's logins all fall into one interval), the recordings are
+/// resampled instead, so the interval is not collapsed to a point.
+@Suite struct FewUnitsTests {
+    @Test func oneIntervalPerSideResamplesRecordings() throws {
+        let base = BootstrapTests.intervals(seed: 1, count: 1, samples: 2000)
+        let same = BootstrapTests.intervals(seed: 2, count: 1, samples: 2000)
+        let slower = BootstrapTests.intervals(seed: 3, count: 1, samples: 2000, factor: 1.3)
+        let rows = Comparison.rows(baseline: base, candidate: same, tolerances: BootstrapTests.tolerances, bootstrap: Bootstrap(resamples: 400, seed: 1))
+        let p50 = try #require(rows.first { $0.metric.key == "login.p50" })
+        #expect(p50.ofRecordings)
+        #expect(p50.high! > p50.low!, "a real interval, not a point")
+        #expect(p50.verdict == .noSignificantChange)
+        let slowRows = Comparison.rows(baseline: base, candidate: slower, tolerances: BootstrapTests.tolerances, bootstrap: Bootstrap(resamples: 400, seed: 1))
+        #expect(slowRows.first { $0.metric.key == "login.p50" }?.verdict == .regressed)
+    }
+}

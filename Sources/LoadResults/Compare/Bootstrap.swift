@@ -1,3 +1,5 @@
+import Foundation
+
 /// The bootstrap `compare` uses to put a confidence interval on a change.
 ///
 /// Each side is a list of units (a run's intervals, or whole runs when several runs per side are
@@ -16,6 +18,8 @@ public struct Bootstrap: Sendable {
         public var change: Double
         public var low: Double
         public var high: Double
+        /// True when recordings, not units, were resampled (too few units on a side).
+        public var ofRecordings = false
     }
 
     public var resamples: Int
@@ -26,11 +30,19 @@ public struct Bootstrap: Sendable {
         self.seed = seed
     }
 
+    /// Below this many units with recordings on a side, resampling units says little (one unit
+    /// gives an interval of width 0): the recordings are resampled instead (`latencyOfRecordings`).
+    public static let minimumUnits = 5
+
     /// Percentiles (milliseconds) of latency units; one estimate per requested percentile, or nil
-    /// when a side has no recording. Units without recordings are left out of the resampling.
+    /// when a side has no recording. Units without recordings are left out of the resampling; when a
+    /// side has fewer than `minimumUnits` of them, its recordings are resampled instead.
     public func latency(baseline: [BucketCounts], candidate: [BucketCounts], percentiles: [Double]) -> [Estimate]? {
         let base = baseline.filter { !$0.isEmpty }, cand = candidate.filter { !$0.isEmpty }
         guard !base.isEmpty, !cand.isEmpty else { return nil }
+        if base.count < Self.minimumUnits || cand.count < Self.minimumUnits {
+            return latencyOfRecordings(baseline: base, candidate: cand, percentiles: percentiles)
+        }
         // One dense index over every value seen on either side: a resample adds counts into a flat
         // array and walks it once for all percentiles.
         var valueSet = Set<UInt64>()
@@ -81,6 +93,38 @@ public struct Bootstrap: Sendable {
         return percentiles.indices.map { index in
             Self.estimate(baseline: pointBase[index], candidate: pointCand[index],
                           change: Self.relativeChange(pointBase[index], pointCand[index]), resampled: changes[index])
+        }
+    }
+
+    /// The bootstrap over single recordings, for sides with too few units: each side's units are
+    /// merged, and a resample of its N recordings is drawn through its order statistics — the
+    /// percentile p of N draws is the merged distribution's quantile at a random level ~ Normal(p,
+    /// p(1−p)/N) (the normal limit of the Beta law of an order statistic). It assumes independent
+    /// recordings, which the interval bootstrap does not; `Estimate.ofRecordings` says it was used.
+    public func latencyOfRecordings(baseline: [BucketCounts], candidate: [BucketCounts], percentiles: [Double]) -> [Estimate]? {
+        let base = baseline.reduce(into: BucketCounts()) { $0.add($1) }, cand = candidate.reduce(into: BucketCounts()) { $0.add($1) }
+        guard !base.isEmpty, !cand.isEmpty else { return nil }
+        var generator = ResampleGenerator(seed: seed)
+        func normal() -> Double {
+            let u1 = Double.random(in: Double.ulpOfOne..<1, using: &generator), u2 = Double.random(in: 0..<1, using: &generator)
+            return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
+        }
+        func resampled(_ buckets: BucketCounts, _ percentile: Double) -> Double {
+            let p = percentile / 100, n = Double(buckets.total)
+            let level = min(max(p + normal() * (p * (1 - p) / n).squareRoot(), 0), 1)
+            return Double(buckets.microseconds(atPercentile: level * 100)) / 1000
+        }
+        return percentiles.map { percentile in
+            let b = Double(base.microseconds(atPercentile: percentile)) / 1000, c = Double(cand.microseconds(atPercentile: percentile)) / 1000
+            var changes: [Double] = []
+            changes.reserveCapacity(resamples)
+            for _ in 0..<resamples {
+                let rb = resampled(base, percentile), rc = resampled(cand, percentile)
+                if rb > 0 { changes.append(Self.relativeChange(rb, rc)) }
+            }
+            var estimate = Self.estimate(baseline: b, candidate: c, change: Self.relativeChange(b, c), resampled: changes)
+            estimate.ofRecordings = true
+            return estimate
         }
     }
 

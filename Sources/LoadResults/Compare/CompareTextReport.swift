@@ -29,6 +29,10 @@ public enum CompareTextReport {
                      + row.verdict.rawValue)
             }
         }
+        let fromRecordings = comparison.rows.filter(\.ofRecordings).map(\.metric.key)
+        if !fromRecordings.isEmpty {
+            line("fewer than \(Bootstrap.minimumUnits) \(unitName) carry \(fromRecordings.joined(separator: ", ")): their single recordings were resampled instead (assumes independent recordings)")
+        }
         line()
         switch comparison.outcome {
         case .notComparable: line("outcome: not comparable")

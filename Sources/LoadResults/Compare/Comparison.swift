@@ -45,8 +45,11 @@ public struct Comparison: Codable, Sendable {
         public var high: Double?
         public var tolerance: Double
         public var verdict: Verdict
+        /// The interval came from resampling single recordings (a side had too few units).
+        public var ofRecordings = false
         enum CodingKeys: String, CodingKey {
             case metric, baseline, candidate, change, low = "ci_low", high = "ci_high", tolerance, verdict
+            case ofRecordings = "resampled_recordings"
         }
     }
 
@@ -187,6 +190,7 @@ public struct Comparison: Codable, Sendable {
         return Row(metric: metric, baseline: estimate.baseline, candidate: estimate.candidate, change: estimate.change,
                    low: estimate.low, high: estimate.high, tolerance: tolerance,
                    verdict: Verdict.judge(low: estimate.low, high: estimate.high, tolerance: tolerance,
-                                          higherIsWorse: metric.higherIsWorse))
+                                          higherIsWorse: metric.higherIsWorse),
+                   ofRecordings: estimate.ofRecordings)
     }
 }
