@@ -99,4 +99,13 @@ import Testing
         let missing = try CommandLineTests.xmppload(["compare", fixture, "/nonexistent/xmppload-run"], timeout: 60)
         #expect(missing.status == 2 && missing.output.contains("not a results directory"), "\(missing.output)")
     }
+
+    @Test func badTagsAreUsageErrorsListedWithTheOthers() throws {
+        let result = try CommandLineTests.xmppload(["run", "profiles/login.yaml", "--domain", "load.test", "--sessions", "5",
+                                                    "--tag", "no-equals", "--tag", "build=1", "--tag", "build=2", "--tls", "sometimes"], timeout: 60)
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.output.contains("--tag must be key=value (key: letters, digits, . _ -), got 'no-equals'"), "\(result.output)")
+        #expect(result.output.contains("--tag build given twice"), "\(result.output)")
+        #expect(result.output.contains("--tls must be starttls, direct or none"), "\(result.output)")
+    }
 }
