@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import LoadResults
 import Testing
 
@@ -107,5 +110,59 @@ import Testing
         #expect(result.output.contains("--tag must be key=value (key: letters, digits, . _ -), got 'no-equals'"), "\(result.output)")
         #expect(result.output.contains("--tag build given twice"), "\(result.output)")
         #expect(result.output.contains("--tls must be starttls, direct or none"), "\(result.output)")
+    }
+}
+
+/// The proxy the comparison relies on: bytes pass both ways, server→client chunks arrive no earlier
+/// than the delay, and `cutAll()` ends every open connection.
+@Suite struct DelayProxyTests {
+    /// A loopback socket: listening on a free port, or connected to `port`.
+    static func loopbackSocket(connectTo port: UInt16? = nil) -> (fd: Int32, port: UInt16) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        address.sin_port = (port ?? 0).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                if port != nil {
+                    _ = connect(fd, address, length)
+                } else {
+                    _ = bind(fd, address, length)
+                    _ = listen(fd, 8)
+                    _ = getsockname(fd, address, &length)
+                }
+            }
+        }
+        return (fd, UInt16(bigEndian: address.sin_port))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func forwardsBothWaysDelaysServerChunksAndCutsConnections() throws {
+        let upstream = Self.loopbackSocket()
+        defer { close(upstream.fd) }
+        let proxy = try DelayProxy(upstreamPort: Int(upstream.port), delay: .milliseconds(50))
+        defer { proxy.stop() }
+        let client = Self.loopbackSocket(connectTo: UInt16(proxy.port))
+        defer { close(client.fd) }
+        let server = accept(upstream.fd, nil, nil)
+        defer { close(server) }
+        #expect(server >= 0)
+
+        var buffer = [UInt8](repeating: 0, count: 64)
+        // client → server passes.
+        #expect(send(client.fd, "ping", 4, Int32(MSG_NOSIGNAL)) == 4)
+        #expect(buffer.withUnsafeMutableBytes { recv(server, $0.baseAddress, $0.count, 0) } == 4)
+        // server → client arrives, and not before the delay.
+        let sent = ContinuousClock.now
+        #expect(send(server, "pong", 4, Int32(MSG_NOSIGNAL)) == 4)
+        #expect(buffer.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) } == 4)
+        #expect(ContinuousClock.now - sent >= .milliseconds(50))
+        #expect(String(decoding: buffer.prefix(4), as: UTF8.self) == "pong")
+        // cutAll ends the connection on both sides.
+        proxy.cutAll()
+        #expect(buffer.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) } == 0)
+        #expect(buffer.withUnsafeMutableBytes { recv(server, $0.baseAddress, $0.count, 0) } == 0)
     }
 }
