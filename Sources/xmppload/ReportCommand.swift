@@ -41,7 +41,7 @@ struct ReportCommand: ParsableCommand {
             encoder.dateEncodingStrategy = .iso8601
             Console.print(String(decoding: try encoder.encode(results.summary), as: UTF8.self))
         } else {
-            Console.print(TextReport.render(results.summary), terminator: "")
+            Console.print(TextReport.render(results), terminator: "")
             Console.print("html report: \(htmlPath)")
         }
     }

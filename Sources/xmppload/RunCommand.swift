@@ -122,6 +122,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("After a logged-in session loses its connection (server restart, reset, stream error), reconnect up to N times in a row with exponential back-off and full jitter; 0 never. Overrides the profiles' `reconnect:` attempts.", valueName: "N"))
     var reconnect: Int?
 
+    @Option(help: "A name for what this run measured (e.g. prosody-0.12.4), recorded in the manifest; `compare` shows it.")
+    var label: String?
+
+    @Option(help: ArgumentHelp("A free key=value recorded in the manifest (e.g. build=4.9.2, gc=g1); repeatable.", valueName: "key=value"))
+    var tag: [String] = []
+
     func run() async throws {
         let environment = try ConnectionDefaults.load(file: serverEnv)
         let loaded: RunDefinition
@@ -258,6 +264,8 @@ struct RunCommand: AsyncParsableCommand {
         let writeStallValue = LoadFlags.duration(writeStall, flag: "--write-stall", problems: &problems) ?? .seconds(30)
         let latenessValue = LoadFlags.duration(maxLateness, flag: "--max-lateness", problems: &problems) ?? .seconds(1)
         let graceValue = LoadFlags.duration(messageGrace, flag: "--message-grace", problems: &problems) ?? .seconds(5)
+        let tagValues = Self.parseTags(tag, problems: &problems)
+        if let label, label.trimmingCharacters(in: .whitespaces).isEmpty { problems.append("--label must not be empty") }
         // The load flags follow the same rules as `xmppload plan` (LoadFlags); all problems at once.
         var requestedPlan: LoadPlan?
         do {
@@ -281,6 +289,8 @@ struct RunCommand: AsyncParsableCommand {
             eventLoops: loops ?? ProcessInfo.processInfo.activeProcessorCount,
             interactive: interactive, commandLine: CommandLine.arguments)
         configuration.segment = segmentValue
+        configuration.label = label
+        configuration.tags = tagValues
         configuration.reconnectAttempts = reconnect
         configuration.churnRate = churnRate
         configuration.writeStallTimeout = writeStallValue
@@ -355,6 +365,23 @@ struct RunCommand: AsyncParsableCommand {
         }
         let rate = count / per
         return rate <= 100_000 ? rate : nil
+    }
+
+    /// `--tag key=value` pairs: the key is letters, digits, `.`, `_` or `-`; each key once.
+    static func parseTags(_ arguments: [String], problems: inout [String]) -> [String: String] {
+        var tags: [String: String] = [:]
+        for argument in arguments {
+            let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty,
+                  parts[0].allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }) else {
+                problems.append("--tag must be key=value (key: letters, digits, . _ -), got '\(argument)'")
+                continue
+            }
+            let key = String(parts[0])
+            if tags[key] != nil { problems.append("--tag \(key) given twice") }
+            tags[key] = String(parts[1])
+        }
+        return tags
     }
 
     static func parseServer(_ text: String) -> (String, Int)? {

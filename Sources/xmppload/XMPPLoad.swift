@@ -10,7 +10,7 @@ struct XMPPLoad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "xmppload",
         abstract: "Load and soak testing for XMPP servers.",
-        subcommands: [RunCommand.self, CheckCommand.self, PlanCommand.self, ReportCommand.self, ProvisionCommand.self]
+        subcommands: [RunCommand.self, CheckCommand.self, PlanCommand.self, ReportCommand.self, CompareCommand.self, ProvisionCommand.self]
     )
 
     static func main() async {

@@ -186,21 +186,29 @@ public final class LoadRun: Sendable {
                                  total: collector.cumulative, healths: collector.healths,
                                  peakConcurrent: collector.peakConcurrent, ledger: ledger)
         try output.writeSummary(summary)
+        manifest.appliedLoad = AppliedLoad(summary)
+        try output.writeManifest(manifest)
         try output.writeReport(HTMLReport.render(try MergedResults.load(directories: [output.path])))
         return summary
     }
 
     private func makeManifest(startedAt: Date) -> RunManifest {
-        RunManifest(runID: runID,
+        var manifest = RunManifest(runID: runID,
                     profiles: definition.profiles.map {
                         RunManifest.ProfileReference(name: $0.profile.name, path: $0.path,
-                                                     sha256: Digest.sha256Hex($0.bytes), weight: $0.weight)
+                                                     sha256: Digest.sha256Hex($0.bytes), weight: $0.weight,
+                                                     text: String(decoding: $0.bytes, as: UTF8.self))
                     },
                     server: "\(configuration.host):\(configuration.port)", domain: configuration.domain,
                     accounts: "\(configuration.accountPrefix)\(configuration.accounts.lowerBound)-\(configuration.accounts.upperBound)",
                     tls: configuration.tls?.rawValue ?? "profile", loadModel: plan.summary, seed: plan.seed,
                     segment: configuration.segment.description, commandLine: configuration.commandLine, startedAt: startedAt,
                     intervalSeconds: configuration.interval.seconds)
+        manifest.label = configuration.label
+        manifest.tags = configuration.tags
+        manifest.settings = configuration.recordedSettings
+        manifest.plannedLoad = plan.recordedPlan
+        return manifest
     }
 
     private enum RunPhase: Equatable { case load, draining(until: NIODeadline), stopping, done }

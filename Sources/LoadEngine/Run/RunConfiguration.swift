@@ -61,6 +61,9 @@ public struct RunConfiguration: Sendable {
     /// HOOK (cluster-infra): `--start-at`: the wall-clock time the load starts (the CLI already
     /// sleeps until then before `LoadRun.run`); for the manifest.
     public var startAt: Date?
+    /// `--label` and `--tag key=value`: recorded in the manifest for `compare`.
+    public var label: String?
+    public var tags: [String: String] = [:]
 
     public init(host: String, port: Int, domain: String, accounts: ClosedRange<Int>, accountPrefix: String = "user",
                 password: String, tls: TLSMode? = nil, insecure: Bool = false,

@@ -20,6 +20,9 @@ public enum HTMLReport {
         }
         if results.directories.count > 1 { body += " · merged from \(results.directories.count) generators" }
         body += "</p>"
+        if results.endpoints.count > 1 {
+            body += "<p class=\"meta\">generators: \(results.endpoints.map(esc).joined(separator: " · "))</p>"
+        }
         if summary.generator.saturated {
             body += "<p class=\"warn\">The generator saturated in \(summary.generator.saturatedIntervals) interval(s): those latencies measure the generator, not the server.</p>"
         }
@@ -57,14 +60,7 @@ public enum HTMLReport {
             spectrum.append(.init(name: name, color: palette[index % palette.count],
                                   points: histogram.spectrum().filter { $0.percentile < 100 }.map { (100 / (100 - $0.percentile), Double($0.microseconds) / 1000) }))
         }
-        var chart = SVGChart(title: "Percentile spectrum per step (latency from the intended start)", xLabel: "percentile", yLabel: "ms", series: spectrum)
-        chart.logX = true
-        chart.xTickLabel = { value in
-            let percentile = 100 - 100 / value
-            return percentile == percentile.rounded() ? "p\(Int(percentile))" : "p\(String(format: "%g", percentile))"
-        }
-        chart.height = 300
-        body += chart.render()
+        body += spectrumChart(title: "Percentile spectrum per step (latency from the intended start)", series: spectrum).render()
         let phases = TextReport.loginPhases.compactMap { name in summary.latencyMilliseconds[name].map { (name.replacingOccurrences(of: "login.", with: ""), $0.p50) } }
         if !phases.isEmpty {
             body += SVGChart.stackedBar(title: "Login phase breakdown (p50, ms)", segments: phases, colors: palette)
@@ -85,18 +81,7 @@ public enum HTMLReport {
         return """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8"><title>xmppload — \(esc(summary.profile)) — \(esc(summary.runID))</title>
-        <style>
-        body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px auto; max-width: 980px; color: #0f172a; background: #fff; }
-        h1 { font-size: 22px; margin-bottom: 4px; } h2 { font-size: 17px; margin-top: 32px; border-bottom: 1px solid #e2e8f0; padding-bottom: 4px; }
-        .meta { color: #475569; margin-top: 0; } .warn { background: #fef3c7; border: 1px solid #f59e0b; padding: 8px 12px; border-radius: 6px; }
-        table { border-collapse: collapse; margin: 12px 0; } th, td { padding: 3px 10px; border-bottom: 1px solid #e2e8f0; text-align: right; }
-        th:first-child, td:first-child { text-align: left; } th { background: #f8fafc; } td.sub { padding-left: 24px; color: #334155; }
-        .cards { display: flex; flex-wrap: wrap; gap: 10px; } .card { border: 1px solid #e2e8f0; border-radius: 8px; padding: 8px 14px; min-width: 120px; }
-        .card b { display: block; font-size: 20px; } .card span { color: #64748b; font-size: 12px; }
-        svg { display: block; margin: 16px 0; max-width: 100%; height: auto; } svg .title { font-weight: 600; font-size: 13px; fill: #0f172a; }
-        svg .tick, svg .legend, svg .label { font-size: 11px; fill: #475569; } svg .grid { stroke: #e2e8f0; } svg .axis { stroke: #94a3b8; }
-        svg .series { fill: none; stroke-width: 2; } .empty { color: #94a3b8; }
-        </style></head><body>
+        \(style)</head><body>
         \(body)
         <p class="meta">Latencies come from HDR histograms (1 µs – 1 h, 3 significant digits) and count from each action's intended start; service times count from the actual send. Bytes are counted on the wire, below TLS.</p>
         </body></html>
@@ -136,6 +121,35 @@ public enum HTMLReport {
         html += "<tr><td>\(String(format: "%.1f", g.cpuSeconds))</td><td>\(TextReport.formatBytes(g.peakRSSBytes))</td><td>\(TextReport.formatMs(g.maxLoopLagMilliseconds))</td><td>\(g.droppedArrivals)</td><td>\(g.saturatedIntervals)</td></tr></table>"
         return html
     }
+
+    /// A percentile-spectrum chart: x is 100 / (100 − percentile) on a log axis, labelled p50 … p99.999.
+    static func spectrumChart(title: String, series: [SVGChart.Series]) -> SVGChart {
+        var chart = SVGChart(title: title, xLabel: "percentile", yLabel: "ms", series: series)
+        chart.logX = true
+        chart.xTickLabel = { value in
+            let percentile = 100 - 100 / value
+            return percentile == percentile.rounded() ? "p\(Int(percentile))" : "p\(String(format: "%g", percentile))"
+        }
+        chart.height = 300
+        return chart
+    }
+
+    /// The report's inline CSS (shared with `CompareHTMLReport`).
+    static let style = """
+    <style>
+    body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px auto; max-width: 980px; color: #0f172a; background: #fff; }
+    h1 { font-size: 22px; margin-bottom: 4px; } h2 { font-size: 17px; margin-top: 32px; border-bottom: 1px solid #e2e8f0; padding-bottom: 4px; }
+    .meta { color: #475569; margin-top: 0; } .warn { background: #fef3c7; border: 1px solid #f59e0b; padding: 8px 12px; border-radius: 6px; }
+    table { border-collapse: collapse; margin: 12px 0; } th, td { padding: 3px 10px; border-bottom: 1px solid #e2e8f0; text-align: right; }
+    th:first-child, td:first-child { text-align: left; } th { background: #f8fafc; } td.sub { padding-left: 24px; color: #334155; }
+    .cards { display: flex; flex-wrap: wrap; gap: 10px; } .card { border: 1px solid #e2e8f0; border-radius: 8px; padding: 8px 14px; min-width: 120px; }
+    .card b { display: block; font-size: 20px; } .card span { color: #64748b; font-size: 12px; }
+    svg { display: block; margin: 16px 0; max-width: 100%; height: auto; } svg .title { font-weight: 600; font-size: 13px; fill: #0f172a; }
+    svg .tick, svg .legend, svg .label { font-size: 11px; fill: #475569; } svg .grid { stroke: #e2e8f0; } svg .axis { stroke: #94a3b8; }
+    svg .series { fill: none; stroke-width: 2; } .empty { color: #94a3b8; }
+    .regressed { color: #b91c1c; font-weight: 600; } .improved { color: #15803d; font-weight: 600; } .bad { background: #fee2e2; border: 1px solid #ef4444; padding: 8px 12px; border-radius: 6px; }
+    </style>
+    """
 
     static func esc(_ text: String) -> String { SVGChart.escape(text) }
 }

@@ -13,6 +13,10 @@ public struct MergedResults: Sendable {
     public var total: IntervalSnapshot
     public var summary: RunSummary
 
+    /// Every generator's endpoint, one per results directory with a manifest: `host → server
+    /// (segment i/N)`, so a merged report names all of them, not the first.
+    public var endpoints: [String] { manifests.map(\.generatorEndpoint) }
+
     /// Metrics charted over time.
     public static let chartedMetrics = ["login", "message", "muc.message"]
 

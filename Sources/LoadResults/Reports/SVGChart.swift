@@ -2,7 +2,8 @@ import Foundation
 
 /// Minimal inline-SVG line and bar charts for the HTML report: no JavaScript, no network.
 ///
-/// A chart is a fixed-size SVG with axes, grid lines with labels, one `<path>` per series and a legend.
+/// A chart is a fixed-size SVG with axes, grid lines with labels, one `<path>` per series and a legend;
+/// a series of a single point is drawn as a dot (a path needs two points to show).
 /// X and Y are plain numbers; `logX` maps the x axis through log10 (used for percentile spectra).
 struct SVGChart {
     struct Series {
@@ -29,7 +30,11 @@ struct SVGChart {
         }
         func tx(_ x: Double) -> Double { logX ? log10(max(x, 1e-9)) : x }
         let xs = all.map { tx($0.x) }
-        let minX = xs.min()!, maxX = max(xs.max()!, xs.min()! + 1e-9)
+        // One distinct x (a run with a single interval): widen the axis around it so the point sits
+        // in the middle instead of on the axis line.
+        let spread = xs.max()! - xs.min()!
+        let pad = spread > 1e-9 ? 0 : max(abs(xs.min()!) * 0.5, 0.5)
+        let minX = xs.min()! - pad, maxX = xs.max()! + pad
         let maxY = niceCeiling(all.map(\.y).max() ?? 1)
         let plotWidth = width - left - right, plotHeight = height - top - bottom
         func px(_ x: Double) -> Double { left + (tx(x) - minX) / (maxX - minX) * plotWidth }
@@ -54,7 +59,11 @@ struct SVGChart {
         var legendX = left
         for entry in series where !entry.points.isEmpty {
             let d = entry.points.enumerated().map { index, point in "\(index == 0 ? "M" : "L")\(f(px(point.x))),\(f(py(point.y)))" }.joined(separator: " ")
-            svg += "<path d=\"\(entry.points.count == 1 ? d + " l0.1,0" : d)\" stroke=\"\(entry.color)\" class=\"series\"/>"
+            svg += "<path d=\"\(d)\" stroke=\"\(entry.color)\" class=\"series\"/>"
+            // A line needs two points: a series with one gets a visible marker.
+            if entry.points.count == 1, let point = entry.points.first {
+                svg += "<circle cx=\"\(f(px(point.x)))\" cy=\"\(f(py(point.y)))\" r=\"4\" fill=\"\(entry.color)\" class=\"point\"/>"
+            }
             svg += "<rect x=\"\(f(legendX))\" y=\"24\" width=\"10\" height=\"10\" fill=\"\(entry.color)\"/><text x=\"\(f(legendX + 14))\" y=\"33\" class=\"legend\">\(escape(entry.name))</text>"
             legendX += 14 + Double(entry.name.count) * 7 + 16
         }

@@ -56,6 +56,14 @@ public enum TextReport {
         return out
     }
 
+    /// A merged result's report: the summary's, preceded by every generator's endpoint when the
+    /// result merges several (`xmppload report DIR...`).
+    public static func render(_ results: MergedResults) -> String {
+        let endpoints = results.endpoints
+        guard endpoints.count > 1 else { return render(results.summary) }
+        return "merged from \(endpoints.count) generators:\n" + endpoints.map { "  \($0)\n" }.joined() + render(results.summary)
+    }
+
     /// login, its phases, then the other metrics alphabetically.
     public static func orderedMetrics(_ names: [String]) -> [String] {
         var result: [String] = []

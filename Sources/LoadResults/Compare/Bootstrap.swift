@@ -1,0 +1,183 @@
+import Foundation
+
+/// The bootstrap `compare` uses to put a confidence interval on a change.
+///
+/// Each side is a list of units (a run's intervals, or whole runs when several runs per side are
+/// given). One resample draws, per side, as many units as it has, with replacement, merges them and
+/// reads the statistic (a percentile of the merged histogram, or Σ numerator / Σ denominator); the
+/// change is candidate vs baseline (relative % for latency and throughput, difference in percentage
+/// points for rates). The 2.5 % and 97.5 % quantiles of the resampled changes are the 95 % interval.
+/// Percentiles are never averaged: each resample merges histograms and reads the percentile of the
+/// merge, which is what holds for latency percentiles. The generator is seeded, so the same data give
+/// the same interval every time.
+public struct Bootstrap: Sendable {
+    /// The point estimates and the 95 % interval of the change.
+    public struct Estimate: Sendable, Equatable {
+        public var baseline: Double
+        public var candidate: Double
+        public var change: Double
+        public var low: Double
+        public var high: Double
+        /// True when recordings, not units, were resampled (too few units on a side).
+        public var ofRecordings = false
+    }
+
+    public var resamples: Int
+    public var seed: UInt64
+
+    public init(resamples: Int = 1000, seed: UInt64 = 1) {
+        self.resamples = max(resamples, 1)
+        self.seed = seed
+    }
+
+    /// Below this many units with recordings on a side, resampling units says little (one unit
+    /// gives an interval of width 0): the recordings are resampled instead (`latencyOfRecordings`).
+    public static let minimumUnits = 5
+
+    /// Percentiles (milliseconds) of latency units; one estimate per requested percentile, or nil
+    /// when a side has no recording. Units without recordings are left out of the resampling; when a
+    /// side has fewer than `minimumUnits` of them, its recordings are resampled instead.
+    public func latency(baseline: [BucketCounts], candidate: [BucketCounts], percentiles: [Double]) -> [Estimate]? {
+        let base = baseline.filter { !$0.isEmpty }, cand = candidate.filter { !$0.isEmpty }
+        guard !base.isEmpty, !cand.isEmpty else { return nil }
+        if base.count < Self.minimumUnits || cand.count < Self.minimumUnits {
+            return latencyOfRecordings(baseline: base, candidate: cand, percentiles: percentiles)
+        }
+        // One dense index over every value seen on either side: a resample adds counts into a flat
+        // array and walks it once for all percentiles.
+        var valueSet = Set<UInt64>()
+        for unit in base + cand { valueSet.formUnion(unit.values) }
+        let values = valueSet.sorted()
+        var position: [UInt64: Int] = [:]
+        for (index, value) in values.enumerated() { position[value] = index }
+        func indexed(_ units: [BucketCounts]) -> [(indices: [Int], counts: [UInt64])] {
+            units.map { unit in (unit.values.map { position[$0]! }, unit.counts) }
+        }
+        let baseUnits = indexed(base), candUnits = indexed(cand)
+        let order = percentiles.enumerated().sorted { $0.element < $1.element }
+        var dense = [UInt64](repeating: 0, count: values.count)
+
+        func read(_ units: [(indices: [Int], counts: [UInt64])], pick: [Int]) -> [Double] {
+            for index in dense.indices { dense[index] = 0 }
+            var total: UInt64 = 0
+            for unitIndex in pick {
+                let unit = units[unitIndex]
+                for (slot, count) in zip(unit.indices, unit.counts) { dense[slot] += count }
+                total += unit.counts.reduce(0, +)
+            }
+            var result = [Double](repeating: 0, count: percentiles.count)
+            var running: UInt64 = 0, slot = 0
+            for (original, percentile) in order {
+                let target = percentile >= 100 ? total : BucketCounts.countAtPercentile(percentile, total: total)
+                while slot < dense.count {
+                    if dense[slot] > 0, running + dense[slot] >= target { break }
+                    running += dense[slot]
+                    slot += 1
+                }
+                result[original] = Double(values[min(slot, values.count - 1)]) / 1000
+            }
+            return result
+        }
+
+        let pointBase = read(baseUnits, pick: Array(baseUnits.indices))
+        let pointCand = read(candUnits, pick: Array(candUnits.indices))
+        var generator = ResampleGenerator(seed: seed)
+        var changes = [[Double]](repeating: [], count: percentiles.count)
+        for _ in 0..<resamples {
+            let b = read(baseUnits, pick: Self.draw(baseUnits.count, &generator))
+            let c = read(candUnits, pick: Self.draw(candUnits.count, &generator))
+            for index in percentiles.indices where b[index] > 0 {
+                changes[index].append(Self.relativeChange(b[index], c[index]))
+            }
+        }
+        return percentiles.indices.map { index in
+            Self.estimate(baseline: pointBase[index], candidate: pointCand[index],
+                          change: Self.relativeChange(pointBase[index], pointCand[index]), resampled: changes[index])
+        }
+    }
+
+    /// The bootstrap over single recordings, for sides with too few units: each side's units are
+    /// merged, and a resample of its N recordings is drawn through its order statistics — the
+    /// percentile p of N draws is the merged distribution's quantile at a random level ~ Normal(p,
+    /// p(1−p)/N) (the normal limit of the Beta law of an order statistic). It assumes independent
+    /// recordings, which the interval bootstrap does not; `Estimate.ofRecordings` says it was used.
+    public func latencyOfRecordings(baseline: [BucketCounts], candidate: [BucketCounts], percentiles: [Double]) -> [Estimate]? {
+        let base = baseline.reduce(into: BucketCounts()) { $0.add($1) }, cand = candidate.reduce(into: BucketCounts()) { $0.add($1) }
+        guard !base.isEmpty, !cand.isEmpty else { return nil }
+        var generator = ResampleGenerator(seed: seed)
+        func normal() -> Double {
+            let u1 = Double.random(in: Double.ulpOfOne..<1, using: &generator), u2 = Double.random(in: 0..<1, using: &generator)
+            return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
+        }
+        func resampled(_ buckets: BucketCounts, _ percentile: Double) -> Double {
+            let p = percentile / 100, n = Double(buckets.total)
+            let level = min(max(p + normal() * (p * (1 - p) / n).squareRoot(), 0), 1)
+            return Double(buckets.microseconds(atPercentile: level * 100)) / 1000
+        }
+        return percentiles.map { percentile in
+            let b = Double(base.microseconds(atPercentile: percentile)) / 1000, c = Double(cand.microseconds(atPercentile: percentile)) / 1000
+            var changes: [Double] = []
+            changes.reserveCapacity(resamples)
+            for _ in 0..<resamples {
+                let rb = resampled(base, percentile), rc = resampled(cand, percentile)
+                if rb > 0 { changes.append(Self.relativeChange(rb, rc)) }
+            }
+            var estimate = Self.estimate(baseline: b, candidate: c, change: Self.relativeChange(b, c), resampled: changes)
+            estimate.ofRecordings = true
+            return estimate
+        }
+    }
+
+    /// A ratio metric: Σ numerator / Σ denominator per side (× `scale`); `relative` changes are in
+    /// %, else differences. Nil when a side's denominator is zero.
+    public func ratio(baseline: [(numerator: Double, denominator: Double)], candidate: [(numerator: Double, denominator: Double)],
+                      scale: Double, relative: Bool) -> Estimate? {
+        func value(_ units: [(numerator: Double, denominator: Double)], _ pick: [Int]) -> Double? {
+            var numerator = 0.0, denominator = 0.0
+            for index in pick {
+                numerator += units[index].numerator
+                denominator += units[index].denominator
+            }
+            return denominator > 0 ? numerator / denominator * scale : nil
+        }
+        guard !baseline.isEmpty, !candidate.isEmpty,
+              let pointBase = value(baseline, Array(baseline.indices)),
+              let pointCand = value(candidate, Array(candidate.indices)) else { return nil }
+        func change(_ b: Double, _ c: Double) -> Double? {
+            if relative { return b > 0 ? Self.relativeChange(b, c) : (c == 0 ? 0 : nil) }
+            return c - b
+        }
+        var generator = ResampleGenerator(seed: seed)
+        var changes: [Double] = []
+        for _ in 0..<resamples {
+            let b = value(baseline, Self.draw(baseline.count, &generator))
+            let c = value(candidate, Self.draw(candidate.count, &generator))
+            if let b, let c, let delta = change(b, c) { changes.append(delta) }
+        }
+        guard let pointChange = change(pointBase, pointCand) else { return nil }
+        return Self.estimate(baseline: pointBase, candidate: pointCand, change: pointChange, resampled: changes)
+    }
+
+    static func draw(_ count: Int, _ generator: inout ResampleGenerator) -> [Int] {
+        (0..<count).map { _ in Int.random(in: 0..<count, using: &generator) }
+    }
+
+    static func relativeChange(_ baseline: Double, _ candidate: Double) -> Double {
+        baseline > 0 ? (candidate - baseline) / baseline * 100 : 0
+    }
+
+    static func estimate(baseline: Double, candidate: Double, change: Double, resampled: [Double]) -> Estimate {
+        guard !resampled.isEmpty else { return Estimate(baseline: baseline, candidate: candidate, change: change, low: change, high: change) }
+        let sorted = resampled.sorted()
+        return Estimate(baseline: baseline, candidate: candidate, change: change,
+                        low: quantile(sorted, 0.025), high: quantile(sorted, 0.975))
+    }
+
+    /// Linear interpolation between the closest ranks of an ascending array.
+    static func quantile(_ sorted: [Double], _ q: Double) -> Double {
+        let position = q * Double(sorted.count - 1)
+        let lower = Int(position.rounded(.down)), upper = Int(position.rounded(.up))
+        let weight = position - Double(lower)
+        return sorted[lower] * (1 - weight) + sorted[upper] * weight
+    }
+}
