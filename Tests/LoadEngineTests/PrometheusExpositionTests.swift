@@ -7,7 +7,8 @@ import Testing
 @Suite struct PrometheusExpositionTests {
     static func exposition() -> String {
         var interval = IntervalSnapshot(start: 0, end: 5)
-        for counter in Counter.allCases { interval.counters[counter.name] = UInt64(counter.rawValue + 1) }
+        for counter in Counter.allCases { interval.counters[counter.name] = 1 }
+        interval.counters[Counter.accountsExisted.name] = 25
         interval.errors["sasl-not-authorized"] = 3
         for (index, gauge) in SessionGauge.allCases.enumerated() { interval.gauges[gauge.name] = Int64(10 + index) }
         var login = LatencyHistogram()
