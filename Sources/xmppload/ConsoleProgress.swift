@@ -4,8 +4,9 @@ import LoadProfile
 import LoadResults
 
 /// Prints what a run is doing: a header, one progress line per interval (or, on a terminal, an
-/// in-place status line with a progress bar), and the text report at the end.
-final class ConsoleProgress: Sendable {
+/// in-place status line with a progress bar), and the text report at the end. A run output: fed the
+/// same intervals as the results files; never asks the run to stop.
+final class ConsoleProgress: RunOutput {
     let interactive: Bool
     let runID: String
     let outputDirectory: String
@@ -22,27 +23,32 @@ final class ConsoleProgress: Sendable {
         Console.print("load: \(plan.summary); accounts \(configuration.accountPrefix)\(configuration.accounts.lowerBound)..\(configuration.accounts.upperBound); results: \(outputDirectory)")
     }
 
-    func report(_ event: ProgressEvent) {
+    func intervalEnded(_ interval: IntervalEnd) -> StopReason? {
+        let elapsed = interval.elapsed, planned = interval.planned
+        let line = ProgressLine.render(interval: interval.snapshot, elapsed: elapsed.seconds, planned: planned?.seconds)
+        if interactive {
+            let bar = planned.map { Self.bar(fraction: elapsed.seconds / max($0.seconds, 0.001)) + " " } ?? ""
+            Console.print("\r\u{1B}[2K" + bar + line, terminator: "")
+        } else {
+            Console.print(line)
+        }
+        return nil
+    }
+
+    func progress(_ event: ProgressEvent) {
         switch event {
-        case .interval(let snapshot, _, let elapsed, let planned, _):
-            let line = ProgressLine.render(interval: snapshot, elapsed: elapsed.seconds, planned: planned?.seconds)
-            if interactive {
-                let bar = planned.map { Self.bar(fraction: elapsed.seconds / max($0.seconds, 0.001)) + " " } ?? ""
-                Console.print("\r\u{1B}[2K" + bar + line, terminator: "")
-            } else {
-                Console.print(line)
-            }
         case .metricsEndpoint(let url):
             Console.print("prometheus metrics: \(url)")
         case .stopping(let reason):
-            Console.print((interactive ? "\n" : "") + "stopping (\(reason)): sessions finish their step and log out")
+            Console.print((interactive ? "\n" : "") + "stopping (\(reason.rawValue)): sessions finish their step and log out")
         }
     }
 
-    func finished(summary: RunSummary) {
+    /// The text report, once `summary.json`, `manifest.json` and `report.html` are written.
+    func runEnded(_ end: RunEnd) {
         if interactive { Console.print("") }
         Console.print("")
-        Console.print(TextReport.render(summary), terminator: "")
+        Console.print(TextReport.render(end.summary), terminator: "")
         Console.print("results: \(outputDirectory)/summary.json, intervals.jsonl, manifest.json, report.html")
     }
 

@@ -156,14 +156,13 @@ struct RunCommand: AsyncParsableCommand {
         let signals = SignalTrap(signals: [SIGINT, SIGTERM]) { run.requestStop() }
         defer { signals.cancel() }
         console.started(configuration: options.configuration, plan: options.plan, profile: definition)
-        let summary: RunSummary
         do {
-            summary = try await run.run { console.report($0) }
+            // The console prints the text report when the run ended (RunOutput.runEnded).
+            _ = try await run.run(outputs: [console])
         } catch {
             FileHandle.standardError.write(Data("xmppload: the run failed: \(error)\n".utf8))
             throw ExitCode(ExitStatus.failure.rawValue)
         }
-        console.finished(summary: summary)
     }
 
     struct ResolvedOptions {

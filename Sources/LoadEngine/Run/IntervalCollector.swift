@@ -36,9 +36,9 @@ struct IntervalCollector {
             let bound = contexts[index]
             let snapshot = try await loop.submit { () -> IntervalSnapshot in
                 let context = bound.value
-                context.recorder.setGauge("sessions_online", Int64(context.onlineCount))
-                context.recorder.setGauge("sessions_connecting", Int64(context.connectingCount))
-                context.recorder.setGauge("sessions_live", Int64(context.liveSessionCount))
+                context.recorder.setGauge(.online, Int64(context.onlineCount))
+                context.recorder.setGauge(.connecting, Int64(context.connectingCount))
+                context.recorder.setGauge(.live, Int64(context.liveSessionCount))
                 return context.recorder.takeSnapshot(start: start, end: end)
             }.get()
             merged.merge(snapshot)

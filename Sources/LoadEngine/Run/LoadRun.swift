@@ -6,14 +6,17 @@ import NIOCore
 import NIOPosix
 import XMPPCore
 
-/// One load run, start to finish: event loops, per-loop contexts and arrival drivers, the interval
-/// collector, graceful stop, and the results directory.
+/// One load run, start to finish: event loops with their contexts and arrival drivers
+/// (`RunLoops`), the interval collector, the stop sequence, the outputs, the results directory.
 ///
-/// Orchestration runs in structured concurrency (`run()`); the hot path stays on the event loops as
-/// handlers and scheduled callbacks. Ends when every arrival was started and every session ended,
-/// when the plan's duration (or `--duration`) is reached, or on `requestStop()` (SIGINT/SIGTERM);
-/// in the last two cases sessions finish their current step and log out within the graceful-stop
-/// timeout, then whatever is left is closed. Results gathered so far are always written.
+/// Orchestration runs in structured concurrency (`run(outputs:)`); the hot path stays on the event
+/// loops as handlers and scheduled callbacks. Every 50 ms the run observes its loops and asks its
+/// `RunStopSequence` what to do; at every interval's end it collects one snapshot and hands it to
+/// each `RunOutput` (intervals.jsonl, report.html, the Prometheus endpoint, then the caller's). Ends
+/// when every arrival was started and every session ended, when the plan's duration (or
+/// `--duration`) is reached, or on `requestStop()` (SIGINT/SIGTERM, or an output's request); in the
+/// last two cases sessions finish their current step and log out within the graceful-stop timeout,
+/// then whatever is left is closed. Results gathered so far are always written.
 public final class LoadRun: Sendable {
     public let configuration: RunConfiguration
     public let definition: RunDefinition
@@ -22,6 +25,9 @@ public final class LoadRun: Sendable {
     private let stopRequests = ManagedAtomic<Int>(0)
     /// The reason given with the first stop request (an index into `StopReason.allCases`; -1: none).
     private let requestedReason = ManagedAtomic<Int>(-1)
+
+    /// How often the run observes its loops for the stop sequence.
+    static let pollPeriod = Duration.milliseconds(50)
 
     public init(configuration: RunConfiguration, definition: RunDefinition, plan: LoadPlan, runID: String? = nil) {
         self.configuration = configuration
@@ -45,13 +51,16 @@ public final class LoadRun: Sendable {
     }
 
     /// Runs to the end and returns the summary that was written to `summary.json`.
-    public func run(progress: @escaping @Sendable (ProgressEvent) -> Void = { _ in }) async throws -> RunSummary {
+    ///
+    /// `outputs` get every interval and the run's end after the run's own outputs (intervals.jsonl,
+    /// report.html, the Prometheus endpoint), in the order given; see `RunOutput`.
+    public func run(outputs: [any RunOutput] = []) async throws -> RunSummary {
         let fdLimit = FileDescriptorLimit.raiseToHardLimit()
         let server = try SocketAddress.makeAddressResolvingHost(configuration.host, port: configuration.port)
         let tls = try TLSSetup(domain: configuration.domain, insecure: configuration.insecure)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoops))
         do {
-            let summary = try await run(group: group, fdLimit: fdLimit, server: server, tls: tls, progress: progress)
+            let summary = try await run(group: group, fdLimit: fdLimit, server: server, tls: tls, outputs: outputs)
             try? await group.shutdownGracefully()
             return summary
         } catch {
@@ -61,134 +70,90 @@ public final class LoadRun: Sendable {
     }
 
     private func run(group: MultiThreadedEventLoopGroup, fdLimit: Int, server: SocketAddress, tls: TLSSetup,
-                     progress: @escaping @Sendable (ProgressEvent) -> Void) async throws -> RunSummary {
-
+                     outputs callerOutputs: [any RunOutput]) async throws -> RunSummary {
         let clockOrigin = NIODeadline.now()
         let environment = RunEnvironment(configuration: configuration, runID: runID, server: server, tls: tls,
                                          definition: definition, seed: plan.seed, clockOrigin: clockOrigin)
-        let output = ResultsDirectory(path: configuration.outputDirectory)
-        try output.create()
+        let directory = ResultsDirectory(path: configuration.outputDirectory)
+        try directory.create()
         let startedAt = Date()
         var manifest = makeManifest(startedAt: startedAt)
-        try output.writeManifest(manifest)
-        let intervalLog = try IntervalLogWriter(directory: output)
+        try directory.writeManifest(manifest)
+        var outputs: [any RunOutput] = [try IntervalLogOutput(directory: directory), ReportOutput()]
 
-        let loops = group.makeIterator().map { $0 }
-        let schedule = ArrivalSchedule(plan: plan)
         let liveSessions = LiveSessionCounter()
-        let serials = ManagedAtomic<Int>(0)
-        let idleLoops = ManagedAtomic<Int>(0)
         // Keep ~100 descriptors for the process itself (files, resolver, metrics endpoint).
-        let sessionCap = max(1, fdLimit - 100)
-
-        var contexts: [NIOLoopBound<LoopContext>] = []
-        var drivers: [NIOLoopBound<ArrivalDriver>] = []
-        for (index, loop) in loops.enumerated() {
-            let pair = try await loop.submit {
-                let context = LoopContext(eventLoop: loop, environment: environment, loopIndex: index)
-                let driver = ArrivalDriver(context: context, schedule: schedule, loopCount: loops.count,
-                                           sessionCap: sessionCap, liveSessions: liveSessions, serials: serials)
-                driver.onIdle = { idleLoops.wrappingIncrement(ordering: .relaxed) }
-                return (NIOLoopBound(context, eventLoop: loop), NIOLoopBound(driver, eventLoop: loop))
-            }.get()
-            contexts.append(pair.0)
-            drivers.append(pair.1)
-        }
-        // Every loop is set up: start all drivers in one synchronous pass, so no loop starts late
-        // because this task waited for a thread between two loops.
+        let loops = try await RunLoops.make(group: group, environment: environment, schedule: ArrivalSchedule(plan: plan),
+                                            sessionCap: max(1, fdLimit - 100), liveSessions: liveSessions)
         let runStart = NIODeadline.now() + .milliseconds(50)
-        for (index, loop) in loops.enumerated() {
-            let driver = drivers[index], context = contexts[index]
-            loop.execute {
-                LoopLagProbe.start(on: loop, context: context.value)
-                driver.value.start(runStart: runStart)
-            }
-        }
+        loops.start(runStart: runStart)
 
         let metricsServer = try await configuration.metricsPort.asyncMap {
             try await MetricsHTTPServer.start(host: configuration.metricsHost, port: $0, group: group)
         }
-        if let metricsServer { progress(.metricsEndpoint("http://\(configuration.metricsHost):\(metricsServer.port)/metrics")) }
+        if let metricsServer { outputs.append(metricsServer.exporter) }
+        outputs += callerOutputs
+        if let metricsServer {
+            let event = ProgressEvent.metricsEndpoint("http://\(configuration.metricsHost):\(metricsServer.port)/metrics")
+            for output in outputs { output.progress(event) }
+        }
 
-        var collector = IntervalCollector(contexts: contexts, loops: loops, clockOrigin: clockOrigin,
+        var collector = IntervalCollector(contexts: loops.contexts, loops: loops.loops, clockOrigin: clockOrigin,
                                           cpuAtStart: ProcessProbe.cpuSeconds())
-        let loadEnd = plan.stopAfter.map { runStart + TimeAmount($0) }
+        var sequence = RunStopSequence(loadEnd: plan.stopAfter, messageGrace: configuration.messageGrace,
+                                       gracefulStop: plan.gracefulStop)
         var nextSnapshot = runStart + TimeAmount(configuration.interval)
-        var phase = RunPhase.load
-        var graceDeadline = NIODeadline.distantFuture
-        var stopReason = StopReason.completed
-
-        while true {
-            try await Task.sleep(for: .milliseconds(50))
+        while !sequence.isDone {
+            try await Task.sleep(for: Self.pollPeriod)
             let now = NIODeadline.now()
-            let signals = stopRequests.load(ordering: .relaxed)
-
-            switch phase {
-            case .load:
-                if signals > 0 {
-                    stopReason = requestedStopReason
-                    phase = .stopping
-                    graceDeadline = now + TimeAmount(plan.gracefulStop)
-                    progress(.stopping(reason: stopReason.rawValue))
-                    await Self.onEveryLoop(loops, drivers, contexts) { driver, context in
-                        driver.stop()
-                        context.beginGracefulStop()
-                    }
-                } else if loadEnd.map({ now >= $0 }) ?? false {
-                    // No more arrivals; sessions stay online until the messages in flight arrived or
-                    // the message grace period ended, so a late message is late, not lost.
-                    stopReason = .duration
-                    phase = .draining(until: now + TimeAmount(configuration.messageGrace))
-                    await Self.onEveryLoop(loops, drivers, contexts) { driver, _ in driver.stop() }
-                } else if idleLoops.load(ordering: .relaxed) >= loops.count {
-                    phase = .done
+            let inFlight = sequence.needsMessagesInFlight
+                ? try await loops.messagesInFlight(settled: collector.ledger.outstanding) : 0
+            let observation = RunStopSequence.Observation(
+                now: .nanoseconds((now - runStart).nanoseconds), stopRequests: stopRequests.load(ordering: .relaxed),
+                requestedReason: requestedStopReason, everyLoopIdle: loops.everyLoopIdle,
+                messagesInFlight: inFlight, liveSessions: liveSessions.current)
+            for action in sequence.observe(observation) {
+                switch action {
+                case .stopArrivals:
+                    await loops.stopArrivals()
+                case .beginGracefulStop:
+                    for output in outputs { output.progress(.stopping(reason: sequence.reason)) }
+                    await loops.beginGracefulStop()
+                case .closeAll:
+                    await loops.closeAll()
+                case .finish:
+                    break
                 }
-            case .draining(let until):
-                let inFlight = try await Self.messagesInFlight(loops, contexts, settled: collector.ledger.outstanding)
-                if signals > 0 || now >= until || inFlight == 0 {
-                    phase = .stopping
-                    graceDeadline = now + TimeAmount(plan.gracefulStop)
-                    progress(.stopping(reason: stopReason.rawValue))
-                    await Self.onEveryLoop(loops, drivers, contexts) { _, context in context.beginGracefulStop() }
-                }
-            case .stopping:
-                if liveSessions.current == 0 {
-                    phase = .done
-                } else if signals > 1 || now >= graceDeadline {
-                    await Self.onEveryLoop(loops, drivers, contexts) { _, context in context.closeAll() }
-                    phase = .done
-                }
-            case .done:
-                break
             }
 
-            if now >= nextSnapshot || phase == .done {
+            if now >= nextSnapshot || sequence.isDone {
                 let snapshot = try await collector.collect(runStart: runStart, peakLive: liveSessions.peak)
-                try intervalLog.append(snapshot)
-                metricsServer?.exporter.update(interval: snapshot, cumulative: collector.cumulative)
-                progress(.interval(snapshot, cumulative: collector.cumulative,
-                                   elapsed: .nanoseconds(Int64((snapshot.end) * 1e9)),
-                                   planned: plan.stopAfter, live: liveSessions.current))
+                let interval = IntervalEnd(snapshot: snapshot, cumulative: collector.cumulative,
+                                           elapsed: .nanoseconds(Int64(snapshot.end * 1e9)),
+                                           planned: plan.stopAfter, live: liveSessions.current)
+                for output in outputs {
+                    if let reason = try output.intervalEnded(interval) { requestStop(reason: reason) }
+                }
                 while nextSnapshot <= now { nextSnapshot = nextSnapshot + TimeAmount(configuration.interval) }
             }
-            if phase == .done { break }
         }
-        await Self.onEveryLoop(loops, drivers, contexts) { _, context in context.timeouts.cancelAll() }
-
+        await loops.cancelTimeouts()
         await metricsServer?.close()
+
         let ledger = collector.finishLedger()
         let endedAt = Date()
         manifest.endedAt = endedAt
-        manifest.stopReason = stopReason.rawValue
-        try output.writeManifest(manifest)
+        manifest.stopReason = sequence.reason.rawValue
+        try directory.writeManifest(manifest)
         let summary = RunSummary(runID: runID, profile: manifest.profiles.map(\.name).joined(separator: "+"),
-                                 startedAt: startedAt, endedAt: endedAt, stopReason: stopReason.rawValue,
+                                 startedAt: startedAt, endedAt: endedAt, stopReason: sequence.reason.rawValue,
                                  total: collector.cumulative, healths: collector.healths,
                                  peakConcurrent: collector.peakConcurrent, ledger: ledger)
-        try output.writeSummary(summary)
+        try directory.writeSummary(summary)
         manifest.appliedLoad = AppliedLoad(summary)
-        try output.writeManifest(manifest)
-        try output.writeReport(HTMLReport.render(try MergedResults.load(directories: [output.path])))
+        try directory.writeManifest(manifest)
+        let end = RunEnd(summary: summary, manifest: manifest, directory: directory)
+        for output in outputs { try output.runEnded(end) }
         return summary
     }
 
@@ -210,43 +175,6 @@ public final class LoadRun: Sendable {
         manifest.plannedLoad = plan.recordedPlan
         return manifest
     }
-
-    private enum RunPhase: Equatable { case load, draining(until: NIODeadline), stopping, done }
-
-    /// Messages sent and not received: the ledger's count as of the last snapshot plus what the loops
-    /// counted since.
-    private static func messagesInFlight(_ loops: [any EventLoop], _ contexts: [NIOLoopBound<LoopContext>],
-                                         settled: UInt64) async throws -> Int64 {
-        var inFlight = Int64(settled)
-        for (index, loop) in loops.enumerated() {
-            let context = contexts[index]
-            inFlight += try await loop.submit {
-                Int64(context.value.recorder.count(.messagesSent)) - Int64(context.value.recorder.count(.messagesReceived))
-            }.get()
-        }
-        return inFlight
-    }
-
-    private static func onEveryLoop(_ loops: [any EventLoop], _ drivers: [NIOLoopBound<ArrivalDriver>],
-                                    _ contexts: [NIOLoopBound<LoopContext>],
-                                    _ body: @escaping @Sendable (ArrivalDriver, LoopContext) -> Void) async {
-        for (index, loop) in loops.enumerated() {
-            let driver = drivers[index]
-            let context = contexts[index]
-            try? await loop.submit { body(driver.value, context.value) }.get()
-        }
-    }
-
-}
-
-/// What the run reports while it goes, for the console.
-public enum ProgressEvent: Sendable {
-    /// An interval ended: its snapshot, the run so far, time since start, the planned load duration
-    /// (nil: until every session finished) and sessions alive now.
-    case interval(IntervalSnapshot, cumulative: IntervalSnapshot, elapsed: Duration, planned: Duration?, live: Int)
-    case stopping(reason: String)
-    /// The Prometheus endpoint is serving at this URL.
-    case metricsEndpoint(String)
 }
 
 extension Optional {

@@ -107,14 +107,14 @@ public enum HTMLReport {
         html += "</table>"
         if !summary.rooms.isEmpty {
             html += "<h2>Group chat fan-out per room</h2><table><tr><th>room</th><th>sent</th><th>receipts expected</th><th>received</th><th>complete</th></tr>"
-            for (room, fanout) in summary.rooms.sorted(by: { $0.value.completeness < $1.value.completeness }).prefix(50) {
+            for (room, fanout) in summary.rooms.sorted(by: { ($0.value.completeness, $0.key) < ($1.value.completeness, $1.key) }).prefix(50) {
                 html += "<tr><td>\(esc(room))</td><td>\(fanout.sent)</td><td>\(fanout.expected)</td><td>\(fanout.received)</td><td>\(String(format: "%.2f", fanout.completeness * 100)) %</td></tr>"
             }
             html += "</table>"
         }
         if !summary.errors.isEmpty {
             html += "<h2>Errors</h2><table><tr><th>kind</th><th>count</th></tr>"
-            for (kind, count) in summary.errors.sorted(by: { $0.value > $1.value }) { html += "<tr><td>\(esc(kind))</td><td>\(count)</td></tr>" }
+            for (kind, count) in summary.errors.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) { html += "<tr><td>\(esc(kind))</td><td>\(count)</td></tr>" }
             html += "</table>"
         }
         html += "<h2>Generator</h2><table><tr><th>cpu seconds</th><th>peak rss</th><th>max loop lag ms</th><th>dropped arrivals</th><th>saturated intervals</th></tr>"

@@ -4,6 +4,11 @@ import Foundation
 /// interval i of every directory is merged into interval i (histograms and counters add), the
 /// intervals are reduced to chart points as they are read (so memory does not grow with the run's
 /// length), and the summary is rebuilt from the merged total.
+///
+/// Two ways in, one way through: `load(directories:)` reads what runs wrote; `init(directory:
+/// manifest:summary:timeline:)` takes what a run holds in memory at its end. Both feed the same
+/// `Timeline` and the same `init(directories:manifests:summaries:timeline:)`, so the report a run
+/// renders at its end equals `xmppload report` on its directory.
 public struct MergedResults: Sendable {
     public var directories: [String]
     public var manifests: [RunManifest]
@@ -20,6 +25,66 @@ public struct MergedResults: Sendable {
     /// Metrics charted over time.
     public static let chartedMetrics = ["login", "message", "muc.message"]
 
+    /// Merged intervals, in order, reduced as they come: chart points, the running total, generator
+    /// health and the peak of live sessions. Memory grows by one small `IntervalPoint` per interval.
+    public struct Timeline: Sendable {
+        public private(set) var points: [IntervalPoint] = []
+        public private(set) var total = IntervalSnapshot()
+        public private(set) var healths: [GeneratorHealth] = []
+        /// The largest `sessions_live` gauge seen (used when no summary gives peak concurrency).
+        public private(set) var peakLive: Int64 = 0
+
+        public init() {}
+
+        /// Adds the next interval (already merged across loops or generators).
+        public mutating func add(_ interval: IntervalSnapshot) {
+            if let health = interval.health { healths.append(health) }
+            peakLive = max(peakLive, interval.gauge(.live))
+            points.append(IntervalPoint(interval))
+            total.accumulate(interval)
+        }
+
+        /// Adds an interval held in memory exactly as `intervals.jsonl` holds it, so a report rendered
+        /// from memory equals the one `xmppload report` renders from the files. (The files keep every
+        /// histogram bucket but not the exact extremes inside a bucket: a bucket is written as its
+        /// highest equivalent value, which moves a percentile or maximum by less than 0.1 %.)
+        public mutating func add(asWritten interval: IntervalSnapshot) throws {
+            add(try ResultsDirectory.decoder.decode(IntervalSnapshot.self, from: ResultsDirectory.line(for: interval)))
+        }
+    }
+
+    /// One run's result from memory, as its directory would give it: `manifest` and `summary` as
+    /// written at the run's end, `timeline` fed every interval written to `intervals.jsonl`.
+    public init(directory: String, manifest: RunManifest, summary: RunSummary, timeline: Timeline) {
+        self.init(directories: [directory], manifests: [manifest], summaries: [summary], timeline: timeline)
+    }
+
+    /// Merges `timeline` (the intervals of every directory) with the directories' manifests and
+    /// summaries (either may be missing for a directory: a run that crashed has no summary).
+    /// Peak concurrency and final message losses come from the summaries when present.
+    public init(directories: [String], manifests: [RunManifest], summaries: [RunSummary], timeline: Timeline) {
+        let total = timeline.total
+        let peak = summaries.isEmpty ? timeline.peakLive : summaries.reduce(Int64(0)) { $0 + $1.sessions.peakConcurrent }
+        var ledger = total.ledger
+        if summaries.count == directories.count {
+            ledger = LedgerCounts(lost: summaries.reduce(0) { $0 + $1.messages.lost },
+                                  duplicated: summaries.reduce(0) { $0 + $1.messages.duplicated },
+                                  reordered: summaries.reduce(0) { $0 + $1.messages.reordered })
+        }
+        let started = manifests.map(\.startedAt).min() ?? Date(timeIntervalSince1970: 0)
+        let ended = manifests.compactMap(\.endedAt).max() ?? started.addingTimeInterval(total.end)
+        let runIDs = Array(Set(manifests.map(\.runID))).sorted()
+        summary = RunSummary(runID: runIDs.joined(separator: "+"),
+                             profile: Array(Set(manifests.flatMap { $0.profiles.map(\.name) })).sorted().joined(separator: "+"),
+                             startedAt: started, endedAt: ended,
+                             stopReason: summaries.first?.stopReason ?? manifests.first?.stopReason ?? "unknown",
+                             total: total, healths: timeline.healths, peakConcurrent: peak, ledger: ledger)
+        self.directories = directories
+        self.manifests = manifests
+        self.points = timeline.points
+        self.total = total
+    }
+
     public static func load(directories: [String]) throws -> MergedResults {
         guard !directories.isEmpty else { throw ResultsError.noDirectories }
         var manifests: [RunManifest] = []
@@ -35,10 +100,7 @@ public struct MergedResults: Sendable {
             let data = try Data(contentsOf: URL(fileURLWithPath: directory.file(ResultsDirectory.intervalsFile)))
             lines.append(data.split(separator: 0x0A).filter { !$0.isEmpty }.map { Data($0) })
         }
-        var total = IntervalSnapshot()
-        var points: [IntervalPoint] = []
-        var healths: [GeneratorHealth] = []
-        var peakLive: Int64 = 0
+        var timeline = Timeline()
         let count = lines.map(\.count).max() ?? 0
         for index in 0..<count {
             var merged: IntervalSnapshot?
@@ -47,29 +109,9 @@ public struct MergedResults: Sendable {
                 guard let snapshot = try? ResultsDirectory.decoder.decode(IntervalSnapshot.self, from: file[index]) else { continue }
                 if merged == nil { merged = snapshot } else { merged!.merge(snapshot) }
             }
-            guard let interval = merged else { continue }
-            if let health = interval.health { healths.append(health) }
-            peakLive = max(peakLive, interval.gauge("sessions_live"))
-            points.append(IntervalPoint(interval))
-            total.accumulate(interval)
+            if let interval = merged { timeline.add(interval) }
         }
-        // Peak concurrency and final message losses come from the runs' own summaries when present.
-        let peak = summaries.isEmpty ? peakLive : summaries.reduce(Int64(0)) { $0 + $1.sessions.peakConcurrent }
-        var ledger = total.ledger
-        if summaries.count == directories.count {
-            ledger = LedgerCounts(lost: summaries.reduce(0) { $0 + $1.messages.lost },
-                                  duplicated: summaries.reduce(0) { $0 + $1.messages.duplicated },
-                                  reordered: summaries.reduce(0) { $0 + $1.messages.reordered })
-        }
-        let started = manifests.map(\.startedAt).min() ?? Date(timeIntervalSince1970: 0)
-        let ended = manifests.compactMap(\.endedAt).max() ?? started.addingTimeInterval(total.end)
-        let runIDs = Array(Set(manifests.map(\.runID))).sorted()
-        let summary = RunSummary(runID: runIDs.joined(separator: "+"),
-                                 profile: Array(Set(manifests.flatMap { $0.profiles.map(\.name) })).sorted().joined(separator: "+"),
-                                 startedAt: started, endedAt: ended,
-                                 stopReason: summaries.first?.stopReason ?? manifests.first?.stopReason ?? "unknown",
-                                 total: total, healths: healths, peakConcurrent: peak, ledger: ledger)
-        return MergedResults(directories: directories, manifests: manifests, points: points, total: total, summary: summary)
+        return MergedResults(directories: directories, manifests: manifests, summaries: summaries, timeline: timeline)
     }
 }
 
@@ -92,8 +134,8 @@ public struct IntervalPoint: Sendable, Equatable {
         start = interval.start
         end = interval.end
         let seconds = max(interval.end - interval.start, 0.001)
-        online = interval.gauge("sessions_online")
-        connecting = interval.gauge("sessions_connecting")
+        online = interval.gauge(.online)
+        connecting = interval.gauge(.connecting)
         loginsPerSecond = Double(interval.counter(.sessionsLoggedIn)) / seconds
         messagesPerSecond = Double(interval.counter(.messagesReceived) + interval.counter(.groupchatReceived)) / seconds
         errors = interval.errorCount

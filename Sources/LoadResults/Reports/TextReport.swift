@@ -35,14 +35,14 @@ public enum TextReport {
         if !summary.rooms.isEmpty {
             let fanout = summary.rooms.values
             let expected = fanout.reduce(0) { $0 + $1.expected }, received = fanout.reduce(0) { $0 + $1.received }
-            let worst = summary.rooms.min { $0.value.completeness < $1.value.completeness }!
+            let worst = summary.rooms.min { ($0.value.completeness, $0.key) < ($1.value.completeness, $1.key) }!
             line()
             line("group chat \(summary.rooms.count) rooms: receipts \(received) of \(expected) expected (\(String(format: "%.2f", expected == 0 ? 100 : Double(received) / Double(expected) * 100)) %); least complete \(worst.key) \(String(format: "%.2f", worst.value.completeness * 100)) %")
         }
         if !summary.errors.isEmpty {
             line()
             line("errors")
-            for (kind, count) in summary.errors.sorted(by: { $0.value > $1.value }) {
+            for (kind, count) in summary.errors.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
                 line("  " + pad(kind, 32) + String(count))
             }
         }

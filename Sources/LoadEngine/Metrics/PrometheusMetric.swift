@@ -1,0 +1,104 @@
+import LoadResults
+import Prometheus
+
+/// Every metric of the Prometheus exposition (`--metrics-port`): its name, help text and label
+/// names, in one table. Dashboards query these names; changing one breaks them.
+///
+/// All names are prefixed `xmppload_`: `<counter>_total` per fixed counter, `errors_total{kind}`,
+/// `sessions_online` / `sessions_connecting` / `sessions_live`, `latency_seconds{metric, quantile,
+/// window}` and `latency_count{metric, window}`, and the generator's health gauges.
+enum PrometheusMetric: Hashable, Sendable {
+    /// `xmppload_<counter>_total`, advanced by each interval's delta.
+    case counter(LoadResults.Counter)
+    /// `xmppload_errors_total{kind}`.
+    case errors
+    /// `xmppload_sessions_online` etc.: the collector's session gauges.
+    case sessions(SessionGauge)
+    /// `xmppload_latency_seconds{metric, quantile, window}`: a summary's quantiles from HDR histograms.
+    case latencySeconds
+    /// `xmppload_latency_count{metric, window}`.
+    case latencyCount
+    case generatorCPUPercent
+    case generatorRSSBytes
+    case generatorOpenFileDescriptors
+    case generatorLoopLagP99Seconds
+    case generatorSaturated
+
+    static let namespace = "xmppload"
+
+    /// The whole exposition, in a stable order.
+    static var allCases: [PrometheusMetric] {
+        LoadResults.Counter.allCases.map(PrometheusMetric.counter) + [.errors] + SessionGauge.allCases.map(PrometheusMetric.sessions)
+            + [.latencySeconds, .latencyCount, .generatorCPUPercent, .generatorRSSBytes, .generatorOpenFileDescriptors,
+               .generatorLoopLagP99Seconds, .generatorSaturated]
+    }
+
+    /// Name parts: base name and unit suffix ("" for none).
+    private var parts: (name: String, unit: String) {
+        switch self {
+        case .counter(let counter): return (counter.name, "total")
+        case .errors: return ("errors", "total")
+        case .sessions(let gauge): return (gauge.name, "")
+        case .latencySeconds: return ("latency", "seconds")
+        case .latencyCount: return ("latency", "count")
+        case .generatorCPUPercent: return ("generator_cpu", "percent")
+        case .generatorRSSBytes: return ("generator_rss", "bytes")
+        case .generatorOpenFileDescriptors: return ("generator_open_fds", "")
+        case .generatorLoopLagP99Seconds: return ("generator_loop_lag_p99", "seconds")
+        case .generatorSaturated: return ("generator_saturated", "")
+        }
+    }
+
+    var help: String {
+        switch self {
+        case .counter(let counter): return "xmppload \(counter.name.replacingOccurrences(of: "_", with: " "))"
+        case .errors: return "Typed errors by kind"
+        case .sessions(let gauge): return "Sessions (\(gauge.name.dropFirst("sessions_".count)))"
+        case .latencySeconds: return "Latency from the intended start, from HDR histograms"
+        case .latencyCount: return "Latency samples"
+        case .generatorCPUPercent: return "Generator CPU, % of one core"
+        case .generatorRSSBytes: return "Generator resident memory"
+        case .generatorOpenFileDescriptors: return "Generator open file descriptors"
+        case .generatorLoopLagP99Seconds: return "Event-loop lag p99"
+        case .generatorSaturated: return "1 when the generator saturated in the last interval"
+        }
+    }
+
+    /// Label names, in the order their values are given.
+    var labelNames: [String] {
+        switch self {
+        case .errors: return ["kind"]
+        case .latencySeconds: return ["metric", "quantile", "window"]
+        case .latencyCount: return ["metric", "window"]
+        default: return []
+        }
+    }
+
+    var isCounter: Bool {
+        switch self {
+        case .counter, .errors: return true
+        default: return false
+        }
+    }
+
+    var descriptor: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: Self.namespace, metricName: parts.name, unitName: parts.unit, helpText: help)
+    }
+
+    /// The exposed name, e.g. `xmppload_sessions_logged_in_total`.
+    var name: String { descriptor.name }
+}
+
+extension PrometheusCollectorRegistry {
+    /// The counter `metric` with these label values (one per `metric.labelNames`, in order).
+    func counter(_ metric: PrometheusMetric, _ labelValues: String...) -> Prometheus.Counter {
+        precondition(metric.isCounter && labelValues.count == metric.labelNames.count, "\(metric.name): wrong kind or labels")
+        return makeCounter(descriptor: metric.descriptor, labels: Array(zip(metric.labelNames, labelValues)))
+    }
+
+    /// The gauge `metric` with these label values (one per `metric.labelNames`, in order).
+    func gauge(_ metric: PrometheusMetric, _ labelValues: String...) -> Gauge {
+        precondition(!metric.isCounter && labelValues.count == metric.labelNames.count, "\(metric.name): wrong kind or labels")
+        return makeGauge(descriptor: metric.descriptor, labels: Array(zip(metric.labelNames, labelValues)))
+    }
+}

@@ -1,0 +1,9 @@
+import LoadResults
+
+/// Notices a run gives while it goes, besides its intervals (see `RunOutput.progress`).
+public enum ProgressEvent: Sendable, Equatable {
+    /// The load stopped: sessions finish their step and log out (then whatever is left is closed).
+    case stopping(reason: StopReason)
+    /// The Prometheus endpoint is serving at this URL.
+    case metricsEndpoint(String)
+}

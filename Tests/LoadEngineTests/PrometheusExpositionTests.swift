@@ -1,0 +1,88 @@
+import LoadResults
+import Testing
+@testable import LoadEngine
+
+/// The exposition's names, kinds, help texts and labels are what dashboards query: they must not
+/// change. The expected lines below are those the exporter wrote before the names became a table.
+@Suite struct PrometheusExpositionTests {
+    static func exposition() -> String {
+        var interval = IntervalSnapshot(start: 0, end: 5)
+        for counter in Counter.allCases { interval.counters[counter.name] = 1 }
+        interval.counters[Counter.accountsExisted.name] = 25
+        interval.errors["sasl-not-authorized"] = 3
+        for (index, gauge) in SessionGauge.allCases.enumerated() { interval.gauges[gauge.name] = Int64(10 + index) }
+        var login = LatencyHistogram()
+        for ms in 1...100 { login.record(nanoseconds: UInt64(ms) * 1_000_000) }
+        interval.latency["login"] = login
+        var health = GeneratorHealth(cpuPercent: 12.5, cpuSeconds: 0.625, rssBytes: 1_048_576, openFileDescriptors: 42,
+                                     loopLagP99Milliseconds: 3, loopLagMaxMilliseconds: 4, cores: 2)
+        health.saturated = true
+        interval.health = health
+        let exporter = PrometheusExporter()
+        exporter.update(interval: interval, cumulative: interval)
+        return String(decoding: exporter.registry.emitToBuffer(), as: UTF8.self)
+    }
+
+    static let expectedHeaders: Set<String> = {
+        var lines: Set<String> = []
+        func add(_ name: String, _ kind: String, _ help: String) {
+            lines.insert("# TYPE \(name) \(kind)")
+            lines.insert("# HELP \(name) \(help)")
+        }
+        for counter in Counter.allCases {
+            add("xmppload_\(counter.name)_total", "counter", "xmppload \(counter.name.replacingOccurrences(of: "_", with: " "))")
+        }
+        add("xmppload_errors_total", "counter", "Typed errors by kind")
+        add("xmppload_sessions_online", "gauge", "Sessions (online)")
+        add("xmppload_sessions_connecting", "gauge", "Sessions (connecting)")
+        add("xmppload_sessions_live", "gauge", "Sessions (live)")
+        add("xmppload_latency_seconds", "gauge", "Latency from the intended start, from HDR histograms")
+        add("xmppload_latency_count", "gauge", "Latency samples")
+        add("xmppload_generator_cpu_percent", "gauge", "Generator CPU, % of one core")
+        add("xmppload_generator_rss_bytes", "gauge", "Generator resident memory")
+        add("xmppload_generator_open_fds", "gauge", "Generator open file descriptors")
+        add("xmppload_generator_loop_lag_p99_seconds", "gauge", "Event-loop lag p99")
+        add("xmppload_generator_saturated", "gauge", "1 when the generator saturated in the last interval")
+        return lines
+    }()
+
+    @Test func namesKindsAndHelpAreUnchanged() {
+        let headers = Set(Self.exposition().split(separator: "\n").map(String.init).filter { $0.hasPrefix("# ") })
+        #expect(headers == Self.expectedHeaders)
+    }
+
+    /// Values as the registry prints them (gauges are Doubles; latencies are HDR bucket values of
+    /// 1…100 ms: p50 50.015 ms, max 100.031 ms).
+    @Test(arguments: [
+        "xmppload_sessions_started_total 1",
+        "xmppload_accounts_existed_total 25",
+        "xmppload_errors_total{kind=\"sasl-not-authorized\"} 3",
+        "xmppload_sessions_online 10.0",
+        "xmppload_sessions_connecting 11.0",
+        "xmppload_sessions_live 12.0",
+        "xmppload_latency_seconds{metric=\"login\",quantile=\"0.5\",window=\"interval\"} 0.050015",
+        "xmppload_latency_seconds{metric=\"login\",quantile=\"1\",window=\"run\"} 0.100031",
+        "xmppload_latency_count{metric=\"login\",window=\"run\"} 100.0",
+        "xmppload_generator_cpu_percent 12.5",
+        "xmppload_generator_rss_bytes 1048576.0",
+        "xmppload_generator_open_fds 42.0",
+        "xmppload_generator_loop_lag_p99_seconds 0.003",
+        "xmppload_generator_saturated 1.0",
+    ])
+    func seriesAreExposed(line: String) {
+        let lines = Self.exposition().split(separator: "\n")
+        #expect(lines.contains { $0 == line }, "\(lines.filter { $0.hasPrefix(line.prefix(24)) })")
+    }
+
+    /// The table and the exposition agree: every metric of the table is exposed, with its labels.
+    @Test func tableMatchesTheExposition() {
+        let exposition = Self.exposition()
+        for metric in PrometheusMetric.allCases {
+            #expect(exposition.contains("# TYPE \(metric.name) \(metric.isCounter ? "counter" : "gauge")"))
+            if !metric.labelNames.isEmpty {
+                #expect(exposition.contains("\(metric.name){\(metric.labelNames[0])="), "\(metric.name)")
+            }
+        }
+        #expect(Set(PrometheusMetric.allCases.map(\.name)).count == PrometheusMetric.allCases.count)
+    }
+}
