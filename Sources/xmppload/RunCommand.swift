@@ -19,7 +19,17 @@ struct RunCommand: AsyncParsableCommand {
         Defaults for --server, --domain, --password and --accounts come from XMPPLOAD_HOST,
         XMPPLOAD_PORT, XMPPLOAD_DOMAIN, XMPPLOAD_PASSWORD and XMPPLOAD_ACCOUNTS when set (as
         `scripts/local-server up` prints them), or from --server-env FILE.
-        Exit codes: 0 the run completed, 1 the run could not run, 2 usage or profile error.
+        Thresholds (repeatable; also a top-level `thresholds:` list in the profile):
+          --threshold 'login.p99 < 800ms' --threshold 'errors.rate < 0.1% over 10m'
+          --threshold 'messages.lost == 0' --threshold 'sessions.online >= 95%'
+          --threshold 'trend(message.p99) < 5%/h' --warmup 5m --abort-on-fail
+        Exit codes:
+          0    the load ran and every threshold passed (or there were none)
+          1    the run did not work: no session logged in, the server was unreachable at start,
+               or results could not be written (one line on stderr says why)
+          2    usage or profile error (every problem listed)
+          99   a threshold failed (the run completed, or --abort-on-fail stopped it early)
+          130  interrupted (SIGINT/SIGTERM); the results gathered so far were written
         """
     )
 
@@ -92,6 +102,16 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Plain progress lines even on a terminal.")
     var plain = false
 
+    @Option(name: .customLong("threshold"),
+            help: ArgumentHelp("A pass/fail rule, e.g. 'login.p99 < 800ms', 'errors.rate < 0.1% over 10m', 'trend(message.p99) < 5%/h' (repeatable; adds to the profile's `thresholds:`). A failed threshold exits 99.", valueName: "rule"))
+    var thresholds: [String] = []
+
+    @Option(help: "Exclude the first D of the run (e.g. 5m) from thresholds and trends.")
+    var warmup: String?
+
+    @Flag(help: "Stop the run as soon as a threshold fails (judged at each interval after --warmup); exit 99.")
+    var abortOnFail = false
+
     func run() async throws {
         let environment = try ConnectionDefaults.load(file: serverEnv)
         let definition: RunDefinition
@@ -107,20 +127,63 @@ struct RunCommand: AsyncParsableCommand {
                                       outputDirectory: options.configuration.outputDirectory)
         let signals = SignalTrap(signals: [SIGINT, SIGTERM]) { run.requestStop() }
         defer { signals.cancel() }
+        let watch = ThresholdWatch(monitor: ThresholdMonitor(evaluator: options.evaluator), abortOnFail: abortOnFail)
         console.started(configuration: options.configuration, plan: options.plan, profile: definition)
-        let summary: RunSummary
+        var summary: RunSummary
         do {
-            summary = try await run.run { console.report($0) }
+            summary = try await run.run { event in
+                console.report(event)
+                if case .interval(let snapshot, let cumulative, _, _, _) = event,
+                   let failed = watch.observe(interval: snapshot, cumulative: cumulative) {
+                    FileHandle.standardError.write(Data("xmppload: threshold failed: \(failed.line) — stopping (--abort-on-fail)\n".utf8))
+                    run.requestStop(reason: .thresholdsFailed)
+                }
+            }
         } catch {
             FileHandle.standardError.write(Data("xmppload: the run failed: \(error)\n".utf8))
             throw ExitCode(ExitStatus.failure.rawValue)
         }
+        let evaluator = watch.evaluator
+        let verdict = evaluator.verdict(stopReason: summary.stopReason,
+                                        finalLost: summary.messages.lost > evaluator.lostInIntervals ? summary.messages.lost - evaluator.lostInIntervals : 0)
+        summary.apply(verdict)
+        do {
+            try Self.writeVerdict(summary, directory: ResultsDirectory(path: options.configuration.outputDirectory))
+        } catch {
+            FileHandle.standardError.write(Data("xmppload: could not write the verdict: \(error)\n".utf8))
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
         console.finished(summary: summary)
+        let status = Self.exitStatus(verdict: verdict, stopReason: summary.stopReason)
+        if status == .failure { FileHandle.standardError.write(Data("xmppload: \(verdict.outcome.reason)\n".utf8)) }
+        if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    /// The run's exit status: 130 interrupted, 1 when it did not work at all, 99 a threshold failed.
+    static func exitStatus(verdict: Verdict, stopReason: String) -> ExitStatus {
+        if stopReason == StopReason.interrupted.rawValue { return .interrupted }
+        if verdict.outcome.failed { return .failure }
+        if !verdict.thresholdsPassed || stopReason == StopReason.thresholdsFailed.rawValue { return .thresholdsFailed }
+        return .success
+    }
+
+    /// Rewrites summary.json, the manifest's stop reason and report.html with the verdict.
+    static func writeVerdict(_ summary: RunSummary, directory: ResultsDirectory) throws {
+        try directory.writeSummary(summary)
+        if var manifest = try? directory.readManifest(), manifest.stopReason != summary.stopReason {
+            manifest.stopReason = summary.stopReason
+            try directory.writeManifest(manifest)
+        }
+        var merged = try MergedResults.load(directories: [directory.path])
+        merged.summary = summary
+        try directory.writeReport(HTMLReport.render(merged))
     }
 
     struct ResolvedOptions {
         var configuration: RunConfiguration
         var plan: LoadPlan
+        /// The profile's and the command line's thresholds, warm-up and the plan's end and target.
+        var evaluator: VerdictEvaluator
     }
 
     func resolveOptions(environment: ConnectionDefaults, definition: RunDefinition) throws -> ResolvedOptions {
@@ -167,6 +230,8 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             problems += error.messages
         }
+        let flagThresholds = Self.parseThresholds(thresholds, problems: &problems)
+        let warmupValue = LoadFlags.duration(warmup, flag: "--warmup", problems: &problems) ?? .zero
         guard problems.isEmpty, let plan = requestedPlan else {
             throw ValidationError(problems.joined(separator: "\n"))
         }
@@ -182,7 +247,35 @@ struct RunCommand: AsyncParsableCommand {
             eventLoops: loops ?? ProcessInfo.processInfo.activeProcessorCount,
             interactive: interactive, commandLine: CommandLine.arguments)
         configuration.segment = segmentValue
-        return ResolvedOptions(configuration: configuration, plan: plan)
+        let evaluator = VerdictEvaluator(rules: (definition.thresholds + flagThresholds).map(VerdictRule.init),
+                                         warmup: warmupValue.seconds, loadEnd: plan.stopAfter?.seconds,
+                                         targetSessions: Self.targetUsers(plan))
+        return ResolvedOptions(configuration: configuration, plan: plan, evaluator: evaluator)
+    }
+
+    /// Parses `--threshold` texts; each problem becomes `--threshold 'TEXT': column N: message (hint)`.
+    static func parseThresholds(_ texts: [String], problems: inout [String]) -> [Threshold] {
+        var parsed: [Threshold] = []
+        for text in texts {
+            do {
+                parsed.append(try Threshold.parse(text))
+            } catch {
+                problems += error.problems.map { "--threshold '\(text)': \($0)" }
+            }
+        }
+        return parsed
+    }
+
+    /// The users a closed plan aims at (the largest phase's), for `sessions.online >= 95%`; nil for open plans.
+    static func targetUsers(_ plan: LoadPlan) -> Int? {
+        let targets = plan.phases.compactMap { phase -> Int? in
+            switch phase.model {
+            case .closed(let users, _): return users
+            case .rampingUsers(let from, let to): return max(from, to)
+            case .openConstant, .openRamping: return nil
+            }
+        }
+        return targets.max()
     }
 
     static func parseServer(_ text: String) -> (String, Int)? {
@@ -197,5 +290,67 @@ struct RunCommand: AsyncParsableCommand {
         let parts = text.split(separator: "-")
         guard parts.count == 2, let first = Int(parts[0]), let last = Int(parts[1]), first <= last, first >= 0 else { return nil }
         return first...last
+    }
+}
+
+/// The evaluator behind the progress callback: fed every interval, it tells the callback when
+/// `--abort-on-fail` must stop the run (once).
+/// `@unchecked Sendable`: every access to the monitor holds `lock`.
+final class ThresholdWatch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var monitor: ThresholdMonitor
+    private let abortOnFail: Bool
+    private var stopped = false
+
+    init(monitor: ThresholdMonitor, abortOnFail: Bool) {
+        self.monitor = monitor
+        self.abortOnFail = abortOnFail
+    }
+
+    /// Adds the interval; returns the first failing threshold when the run must stop now.
+    func observe(interval: IntervalSnapshot, cumulative: IntervalSnapshot) -> ThresholdResult? {
+        lock.withLock {
+            let failing = monitor.observe(interval: interval, cumulative: cumulative)
+            guard abortOnFail, !stopped, let first = failing.first else { return nil }
+            stopped = true
+            return first
+        }
+    }
+
+    var evaluator: VerdictEvaluator { lock.withLock { monitor.evaluator } }
+}
+
+extension VerdictRule {
+    /// The evaluator's form of a parsed threshold.
+    init(_ threshold: Threshold) {
+        let measure: VerdictMeasure
+        switch threshold.quantity {
+        case .latency(let metric, let statistic):
+            switch statistic {
+            case .count: measure = .latencyCount(metric: metric)
+            case .rate: measure = .latencyRate(metric: metric)
+            default: measure = .latencyPercentile(metric: metric, percentile: statistic.percentile ?? 100, label: statistic.rawValue)
+            }
+        case .errorsRate: measure = .errorsRate
+        case .errorsCount: measure = .errorsCount
+        case .messagesLost: measure = .messagesLost
+        case .messagesLoss: measure = .messagesLoss
+        case .sessionsOnline: measure = .sessionsOnline
+        case .sessionsFailed: measure = .sessionsFailed
+        case .generatorRSS: measure = .generatorRSS
+        case .generatorCPU: measure = .generatorCPU
+        case .droppedArrivals: measure = .droppedArrivals
+        }
+        let unit: VerdictUnit
+        switch threshold.unit {
+        case .milliseconds: unit = .milliseconds
+        case .count: unit = .count
+        case .fraction: unit = .fraction
+        case .perSecond: unit = .perSecond
+        case .bytes: unit = .bytes
+        case .fractionPerHour: unit = .fractionPerHour
+        }
+        self.init(measure: measure, comparison: VerdictComparison(rawValue: threshold.comparison.rawValue) ?? .less,
+                  bound: threshold.bound, unit: unit, window: threshold.window, isTrend: threshold.isTrend, text: threshold.text)
     }
 }
