@@ -25,11 +25,13 @@ struct RunCommand: AsyncParsableCommand {
           --threshold 'trend(message.p99) < 5%/h' --warmup 5m --abort-on-fail
         Exit codes:
           0    the load ran and every threshold passed (or there were none)
-          1    the run did not work: no session logged in, the server was unreachable at start,
-               or results could not be written (one line on stderr says why)
+          1    the run did not work: no session logged in, the server was
+               unreachable at start, or results could not be written
+               (one line on stderr says why)
           2    usage or profile error (every problem listed)
-          99   a threshold failed (the run completed, or --abort-on-fail stopped it early)
-          130  interrupted (SIGINT/SIGTERM); the results gathered so far were written
+          99   a threshold failed (the run completed, or --abort-on-fail
+               stopped it early)
+          130  interrupted (SIGINT/SIGTERM); the results so far were written
         """
     )
 

@@ -86,6 +86,17 @@ import Glibc
         #expect(failed.status == .fail && (failed.value ?? 0) > 0.001)
         let html = try String(contentsOfFile: failing + "/report.html", encoding: .utf8)
         #expect(html.contains("<h2>Verdict</h2>") && html.contains("login.p99 &lt; 0.001ms"))
+
+        // No session logs in (wrong password): exit 1 whatever the thresholds say, one line saying why.
+        let refused = Self.temporaryPath("refused")
+        defer { try? FileManager.default.removeItem(atPath: refused) }
+        let wrong = try CommandLineTests.xmppload(["run", profile] + common.map { $0 == server.password ? "not-the-password" : $0 }
+                                                  + ["--out", refused])
+        #expect(wrong.status == 1, "\(wrong.output)")
+        #expect(wrong.output.split(separator: "\n").filter { $0.hasPrefix("xmppload: ") }
+                    == ["xmppload: no session logged in: 20 started (sasl-not-authorized ×20)"], "\(wrong.output)")
+        let refusedSummary = try ResultsDirectory(path: refused).readSummary()
+        #expect(refusedSummary.stopReason == "no-session-logged-in")
     }
 
     @Test(.timeLimit(.minutes(2)))
@@ -133,12 +144,20 @@ import Glibc
         #expect(result.output.contains("2 problems found"), "\(result.output)")
         let good = try CommandLineTests.xmppload(["check", "profiles/login.yaml", "--threshold", "sessions.online >= 95% over 10m"])
         #expect(good.status == 0, "\(good.output)")
+        // Every threshold example in the README is valid.
+        let readme = try String(contentsOf: LocalServer.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let examples = try NSRegularExpression(pattern: "--threshold '([^']+)'")
+            .matches(in: readme, range: NSRange(readme.startIndex..., in: readme))
+            .map { String(readme[Range($0.range(at: 1), in: readme)!]) }
+        #expect(examples.count >= 4)
+        let readmeCheck = try CommandLineTests.xmppload(["check", "profiles/login.yaml"] + examples.flatMap { ["--threshold", $0] })
+        #expect(readmeCheck.status == 0, "\(examples): \(readmeCheck.output)")
     }
 
     @Test func helpStatesTheExitCodes() throws {
         let help = try CommandLineTests.xmppload(["run", "--help"])
         for line in ["0    the load ran and every threshold passed", "1    the run did not work", "99   a threshold failed",
-                     "130  interrupted", "--threshold <rule>", "--warmup", "--abort-on-fail"] {
+                     "130  interrupted", "2    usage or profile error", "--threshold <rule>", "--warmup", "--abort-on-fail"] {
             #expect(help.output.contains(line), "missing '\(line)' in:\n\(help.output)")
         }
     }
