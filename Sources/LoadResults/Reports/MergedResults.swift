@@ -60,11 +60,15 @@ public struct MergedResults: Sendable {
         let started = manifests.map(\.startedAt).min() ?? Date(timeIntervalSince1970: 0)
         let ended = manifests.compactMap(\.endedAt).max() ?? started.addingTimeInterval(total.end)
         let runIDs = Array(Set(manifests.map(\.runID))).sorted()
-        let summary = RunSummary(runID: runIDs.joined(separator: "+"),
+        var summary = RunSummary(runID: runIDs.joined(separator: "+"),
                                  profile: Array(Set(manifests.flatMap { $0.profiles.map(\.name) })).sorted().joined(separator: "+"),
                                  startedAt: started, endedAt: ended,
                                  stopReason: summaries.first?.stopReason ?? manifests.first?.stopReason ?? "unknown",
                                  total: total, healths: healths, peakConcurrent: peak, ledger: ledger)
+        // One run's verdict (thresholds, findings, outcome) survives `report`; merged generators have none yet.
+        if directories.count == 1, let only = summaries.first {
+            (summary.thresholds, summary.findings, summary.verdict) = (only.thresholds, only.findings, only.verdict)
+        }
         return MergedResults(directories: directories, manifests: manifests, points: points, total: total, summary: summary)
     }
 }
