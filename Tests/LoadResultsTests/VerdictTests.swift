@@ -214,4 +214,27 @@ import Testing
         let old = try JSONDecoder().decode(RunSummary.self, from: JSONEncoder().encode(plain))
         #expect(old.verdict == nil && !TextReport.render(old).contains("verdict:"))
     }
+
+    @Test func reportOfOneRunKeepsItsVerdict() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("verdict-report-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let directory = ResultsDirectory(path: path)
+        try directory.create()
+        let intervals = (0..<3).map { Self.interval($0) }
+        var lines = Data()
+        for snapshot in intervals { lines += try ResultsDirectory.line(for: snapshot) }
+        try lines.write(to: URL(fileURLWithPath: directory.file(ResultsDirectory.intervalsFile)))
+        var total = IntervalSnapshot()
+        for snapshot in intervals { total.accumulate(snapshot) }
+        var summary = RunSummary(runID: "r", profile: "p", startedAt: Date(timeIntervalSince1970: 0), endedAt: Date(timeIntervalSince1970: 30),
+                                 stopReason: "completed", total: total, healths: [], peakConcurrent: 100, ledger: LedgerCounts())
+        summary.apply(Self.evaluate([VerdictRule(measure: Self.loginP99, comparison: .less, bound: 50, unit: .milliseconds, text: "login.p99 < 50ms")],
+                                    intervals, stopReason: "completed"))
+        try directory.writeSummary(summary)
+        let merged = try MergedResults.load(directories: [path])
+        #expect(merged.summary.thresholds == summary.thresholds && merged.summary.verdict == summary.verdict)
+        #expect(merged.summary.thresholds?.first?.status == .fail)
+        let html = HTMLReport.render(merged)
+        #expect(html.contains("<h2>Verdict</h2>") && html.contains("login.p99 &lt; 50ms") && html.contains(">fail</b>"))
+    }
 }
