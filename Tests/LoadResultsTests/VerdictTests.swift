@@ -135,7 +135,12 @@ import Testing
         }
         let trend = VerdictRule(measure: .generatorRSS, comparison: .less, bound: 0.05, unit: .fractionPerHour, isTrend: true,
                                 text: "trend(generator.rss) < 5%/h")
-        let verdict = Self.evaluate([trend], intervals, loadEnd: 7200)
+        // Login p99 is flat with a sawtooth whose fitted slope is a hair above 0: inside its interval, so it passes.
+        let flat = VerdictRule(measure: Self.loginP99, comparison: .less, bound: 0, unit: .fractionPerHour, isTrend: true,
+                               text: "trend(login.p99) < 0%/h")
+        let verdict = Self.evaluate([trend, flat], intervals, loadEnd: 7200)
+        #expect((verdict.thresholds[1].value ?? 0) > 0)
+        #expect(verdict.thresholds[1].status == .pass)
         let rss = try #require(verdict.findings.first { $0.metric == "generator.rss" })
         #expect(abs(rss.slopePerHour - 50e6) < 0.5e6)
         #expect(rss.significant && rss.driftingUp)
@@ -206,6 +211,8 @@ import Testing
         #expect(decoded.thresholds == summary.thresholds && decoded.verdict == summary.verdict)
         let text = TextReport.render(summary)
         #expect(text.contains("verdict: server-unreachable") && text.contains("FAIL  errors.count == 0: 15"))
+        #expect(VerdictUnit.fractionPerHour.format(207.3) == "+20730 %/h" && VerdictUnit.fraction.format(0.00123) == "0.123 %")
+        #expect(VerdictUnit.milliseconds.format(-10539.9) == "-10540 ms")
         // A summary without a verdict (older files) still decodes and renders no verdict section.
         var plain = summary
         plain.thresholds = nil

@@ -134,8 +134,18 @@ public struct VerdictEvaluator: Sendable {
                 result.note = "the mean is 0"
                 return result
             }
+            // Judged on the 95 % confidence interval, so noise does not fail a soak: `<` fails only
+            // when even the interval's low end breaks the bound, `>` when even its high end does.
+            let low = (line.slope - line.slopeMargin) / abs(line.meanY), high = (line.slope + line.slopeMargin) / abs(line.meanY)
+            let judged: Double
+            switch rule.comparison {
+            case .less, .lessOrEqual: judged = low
+            case .greater, .greaterOrEqual: judged = high
+            case .equal, .notEqual: judged = relative
+            }
             result.value = relative
-            result.status = rule.passes(relative) ? .pass : .fail
+            result.status = rule.passes(judged) ? .pass : .fail
+            result.note = "95 % CI \(VerdictUnit.fractionPerHour.format(low)) … \(VerdictUnit.fractionPerHour.format(high)) over \(line.count) intervals"
             return result
         }
         if let length = rule.window, var state = windows[length] {
