@@ -165,7 +165,8 @@ import Glibc
         #expect(names.contains("xmppload_sessions_logged_in_total"), "\(names.sorted())")
         for query in try Self.dashboardMetrics() {
             for metric in query.metrics where Self.appearOnlyWhenUsed[metric] == nil {
-                #expect(names.contains(metric), "panel '\(query.panel)' queries \(metric), which the endpoint did not serve")
+                let served = names.contains(metric)
+                #expect(served, "panel '\(query.panel)' queries \(metric), which the endpoint did not serve")
             }
         }
     }

@@ -24,8 +24,8 @@ public enum ThresholdQuantity: Sendable, Hashable, CustomStringConvertible {
         ("generator.rss", .generatorRSS), ("generator.cpu", .generatorCPU), ("dropped_arrivals", .droppedArrivals),
     ]
 
-    /// The quantities a `trend(…)` can judge: latency percentiles, `errors.rate`, `generator.rss`,
-    /// `generator.cpu` — values that exist per interval.
+    /// The quantities a `trend(…)` can judge: latency percentiles, `errors.rate`, `sessions.online`,
+    /// `generator.rss`, `generator.cpu` — values that exist per interval.
     public var hasTrend: Bool {
         switch self {
         case .latency(_, let statistic): return statistic.percentile != nil
