@@ -57,9 +57,11 @@ let package = Package(
             "LoadEngine", "XMPPCore", "SessionCore", "LoadProfile", "LoadResults",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOTestUtils", package: "swift-nio"),
+            .product(name: "Atomics", package: "swift-atomics"),
         ], resources: [.copy("Transcripts")]),
-        .testTarget(name: "IntegrationTests", dependencies: ["LoadEngine", "LoadResults", "LoadProfile"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["LoadEngine", "LoadResults", "LoadProfile", "XMPPCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

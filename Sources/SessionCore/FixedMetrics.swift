@@ -9,6 +9,10 @@ public struct FixedMetrics: Sendable {
     public let message: MetricID
     public let mucMessage: MetricID
     public let logout: MetricID
+    /// A reconnect's login, from the end of its back-off to logged in again (also counted in `login`).
+    public let reconnectLogin: MetricID
+    /// Round trip of our keep-alive pings.
+    public let keepAlivePing: MetricID
 
     public init(registry: inout MetricRegistry) {
         login = registry.register("login")
@@ -16,5 +20,7 @@ public struct FixedMetrics: Sendable {
         message = registry.register("message")
         mucMessage = registry.register("muc.message")
         logout = registry.register("logout")
+        reconnectLogin = registry.register("reconnect.login")
+        keepAlivePing = registry.register("keepalive.ping")
     }
 }

@@ -27,6 +27,8 @@ public enum SessionAction: Equatable, Sendable {
     case armWake(at: SessionInstant)
     /// Forget the armed wake-up.
     case cancelWake
+    /// Arm the keep-alive tick for `at` (replacing any armed before); it comes back as `keepAliveFired`.
+    case armKeepAlive(at: SessionInstant)
     /// Close the connection now.
     case close
     /// The session is over (it already recorded its outcome and gave its account back).

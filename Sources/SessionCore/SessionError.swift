@@ -36,6 +36,12 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     case tlsUnavailable
     /// The run's graceful-stop deadline passed while the session was still alive.
     case stoppedAtDeadline
+    /// The run stopped while the session was waiting to reconnect after a drop.
+    case reconnectAbandoned
+    /// The server stopped reading: our writes stayed queued past the time or byte bound.
+    case writeStalled
+    /// Our keep-alive ping got no answer within one keep-alive interval (a dead connection).
+    case keepAliveTimeout
 
     /// The stable name counted in results (`errors` in summary.json).
     public var kind: String {
@@ -54,6 +60,21 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
         case .mucNotJoined: return "muc-not-joined"
         case .tlsUnavailable: return "tls-unavailable"
         case .stoppedAtDeadline: return "stopped-at-deadline"
+        case .reconnectAbandoned: return "reconnect-abandoned"
+        case .writeStalled: return "write-stalled"
+        case .keepAliveTimeout: return "timeout-keepalive"
+        }
+    }
+
+    /// True for a lost connection (server restart, reset, stream error or close, a login that timed
+    /// out): what a session with a reconnect policy comes back from. Authentication, XML and step
+    /// failures are not drops.
+    public var isConnectionDrop: Bool {
+        switch self {
+        case .connection(let failure): return failure != .bootstrapWithoutSession
+        case .streamError, .streamClosedByServer, .loginTimeout, .keepAliveTimeout, .writeStalled: return true
+        case .login(let error): return error.kind.hasPrefix("stream-")
+        default: return false
         }
     }
 

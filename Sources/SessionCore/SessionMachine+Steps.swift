@@ -17,6 +17,7 @@ extension SessionMachine {
         isRunningProgram = true
         defer { isRunningProgram = false }
         while case .running = stage {
+            if writeBlocked && !stopRequested { return } // resumed when the socket drains
             if stopRequested || pc >= script.instructions.count {
                 logout()
                 return
@@ -59,13 +60,13 @@ extension SessionMachine {
                 pc = targets[cumulative.firstIndex { point < $0 } ?? targets.count - 1]
             case .jump(let target):
                 pc = target
-            case .login:
+            case .step(.login):
                 pc += 1 // already logged in
-            case .logout:
+            case .step(.logout):
                 logout()
                 return
-            default:
-                start(instruction)
+            case .step(let action):
+                start(action, instruction)
                 if case .nothing = waiting { continue }
                 return
             }
@@ -73,15 +74,15 @@ extension SessionMachine {
     }
 
     /// Starts one step. Steps that complete at once call `completeStep` (which advances `pc`).
-    private mutating func start(_ instruction: SessionScript.Instruction) {
+    private mutating func start(_ action: StepAction, _ instruction: SessionScript.Instruction) {
         stepStart = now
         waiting = .nothing
-        switch instruction.operation {
-        case .rosterGet:
+        switch action {
+        case .roster(.get):
             let id = nextRequestID()
             send(Stanza.iq(type: "get", id: id, child: XMLElement("query", namespace: XMPPNamespace.roster)))
             expect(.iqResponse(id: id), instruction)
-        case .rosterSet(let action):
+        case .roster(let action):
             let id = nextRequestID()
             send(Stanza.iq(type: "set", id: id, child: rosterItem(for: action)))
             expect(.iqResponse(id: id), instruction)
@@ -104,8 +105,8 @@ extension SessionMachine {
         case .stayOnline:
             waiting = .stayOnline
             if host.isStopping { stopRequested = true; waiting = .nothing; logout() }
-        case .login, .logout, .loopStart, .loopEnd, .choose, .jump:
-            preconditionFailure("control instructions are handled by runProgram")
+        case .login, .logout, .loop, .choose:
+            preconditionFailure("login, logout and control flow are handled by runProgram")
         }
     }
 

@@ -35,6 +35,8 @@ public struct SessionMachine {
         case loggingIn(LoginMachine)
         case running
         case loggingOut(since: SessionInstant)
+        /// Dropped after logging in; waiting out the reconnect back-off (the wake-up).
+        case awaitingReconnect
         case ended
     }
 
@@ -60,6 +62,7 @@ public struct SessionMachine {
     enum WakePurpose: Equatable {
         case think(due: SessionInstant)
         case mucJoinRetry
+        case reconnect
     }
 
     struct LoopFrame {
@@ -80,12 +83,20 @@ public struct SessionMachine {
     var resource = ""
     public private(set) var boundJID: String?
     let intendedStart: SessionInstant
+    /// When the current login was due: the arrival's intended start, or a reconnect's back-off end.
+    var loginIntended: SessionInstant
     var connectStart: SessionInstant
     var phaseStart: SessionInstant
     var currentPhase: LoginPhase?
     var phaseNanos: [UInt64] = Array(repeating: 0, count: LoginPhase.allCases.count)
     /// Bit i set: the login went through `LoginPhase.allCases[i]` (recorded even if it took 0 ns).
     var phasesVisited: UInt32 = 0
+    /// Logged in at least once (only such a session reconnects).
+    var hasLoggedIn = false
+    /// Reconnects in a row since the last successful login.
+    var reconnectAttempt = 0
+    /// The login in progress is a reconnect.
+    var isReconnecting = false
 
     // Program
     var pc = 0
@@ -96,11 +107,15 @@ public struct SessionMachine {
     var stepIntended: SessionInstant
     var stepStart: SessionInstant
     var stopRequested = false
+    /// The connection's socket stopped draining: no new step starts until it drains (backpressure).
+    var writeBlocked = false
     var rng: SeededGenerator
     var messageSequence: UInt32 = 0
     var requestCounter: UInt32 = 0
     var room: (jid: String, nick: String)?
     var mucJoinRetries = 0
+    /// The id and send time of our keep-alive ping awaiting its answer.
+    var keepAlivePending: (id: String, sentAt: SessionInstant)?
     /// Nicks in our room (only while in one), for the fan-out's expected receipts.
     var roomOccupants: Set<String> = []
 
@@ -117,6 +132,7 @@ public struct SessionMachine {
         self.rng = generator
         self.intendedStart = intendedStart
         self.now = intendedStart
+        self.loginIntended = intendedStart
         self.connectStart = intendedStart
         self.phaseStart = intendedStart
         self.stepIntended = intendedStart
@@ -156,6 +172,8 @@ public struct SessionMachine {
         case .wakeFired: wakeFired()
         case .stop: gracefulStop()
         case .abort(let error): end(error)
+        case .writability(let writable): writabilityChanged(writable)
+        case .keepAliveFired: keepAliveFired()
         }
         defer { pending = [] }
         return pending
@@ -209,7 +227,7 @@ public struct SessionMachine {
                 return
             }
             handleStanza(element)
-        case .idle, .connecting, .ended:
+        case .idle, .connecting, .awaitingReconnect, .ended:
             break
         }
     }
@@ -224,17 +242,28 @@ public struct SessionMachine {
             logoutFinished(since: since)
         case .running:
             end(.streamClosedByServer)
-        case .idle, .connecting, .ended:
+        case .idle, .connecting, .awaitingReconnect, .ended:
             break
         }
     }
 
+    /// Backpressure: while the socket does not drain, the program pauses before its next step (a step
+    /// due meanwhile starts late, and its corrected latency shows it); answers to the server still go
+    /// out, bounded by the engine's write-stall limits.
+    private mutating func writabilityChanged(_ writable: Bool) {
+        writeBlocked = !writable
+        if writable, case .running = stage, waiting == .nothing, !isRunningProgram { runProgram() }
+    }
+
     private mutating func connectionLost(_ failure: ConnectionFailure?) {
-        if case .loggingOut(let since) = stage, failure == nil {
+        switch stage {
+        case .loggingOut(let since) where failure == nil:
             logoutFinished(since: since)
-            return
+        case .idle, .awaitingReconnect, .ended:
+            break
+        default:
+            end(.connection(failure ?? .closed))
         }
-        end(.connection(failure ?? .closed))
     }
 
     private mutating func perform(_ actions: [LoginMachine.Action]) {
@@ -275,10 +304,20 @@ public struct SessionMachine {
         for (index, nanos) in phaseNanos.enumerated() where phasesVisited & (1 << index) != 0 {
             host.recorder.recordLatency(settings.metrics.phases[index], correctedNanoseconds: nanos, serviceNanoseconds: nanos)
         }
-        recordLatency(settings.metrics.login, from: intendedStart, serviceFrom: connectStart)
-        host.recorder.increment(.sessionsLoggedIn)
+        recordLatency(settings.metrics.login, from: loginIntended, serviceFrom: connectStart)
+        if isReconnecting {
+            recordLatency(settings.metrics.reconnectLogin, from: loginIntended, serviceFrom: connectStart)
+            host.recorder.increment(.sessionsReconnected)
+        } else {
+            host.recorder.increment(.sessionsLoggedIn)
+        }
+        hasLoggedIn = true
+        isReconnecting = false
+        reconnectAttempt = 0
         host.sessionStageChanged(from: .connecting, to: .online)
         timeout = nil
+        keepAlivePending = nil
+        armKeepAlive()
         // The login instruction completed; the next step is due now.
         advance(to: firstInstructionAfterLogin, intended: now)
         runProgram()
@@ -287,7 +326,7 @@ public struct SessionMachine {
     /// The instruction after the script's `login` (0 when the script has none).
     private var firstInstructionAfterLogin: Int {
         for (index, instruction) in script.instructions.enumerated() {
-            if case .login = instruction.operation { return index + 1 }
+            if case .step(.login) = instruction.operation { return index + 1 }
         }
         return 0
     }
@@ -299,6 +338,7 @@ public struct SessionMachine {
         stopRequested = true
         guard case .running = stage else {
             if case .idle = stage { end(nil) }
+            if case .awaitingReconnect = stage { end(.reconnectAbandoned) }
             return
         }
         switch waiting {
@@ -326,17 +366,20 @@ public struct SessionMachine {
         end(nil)
     }
 
-    /// Ends the session once: records the outcome, frees the account, closes the connection.
+    /// Ends the session once: records the outcome, frees the account, closes the connection — unless
+    /// the error is a drop the reconnect policy covers, which closes the connection and schedules the
+    /// next one instead.
     mutating func end(_ error: SessionError?) {
         let previous = stage
         if case .ended = previous { return }
+        if let error, shouldReconnect(after: error) { return scheduleReconnect(after: error) }
         stage = .ended
         cancelWake()
         timeout = nil
         let gauge: SessionStage
         switch previous {
         case .idle: gauge = .idle
-        case .connecting, .loggingIn: gauge = .connecting
+        case .connecting, .loggingIn, .awaitingReconnect: gauge = .connecting
         case .running, .loggingOut: gauge = .online
         case .ended: gauge = .ended
         }
@@ -353,6 +396,54 @@ public struct SessionMachine {
         // closing frees the socket now instead of at the connect timeout.
         pending.append(.close)
         pending.append(.ended(failed: error != nil))
+    }
+
+    // MARK: - Reconnecting
+
+    private func shouldReconnect(after error: SessionError) -> Bool {
+        guard script.reconnect.isEnabled, hasLoggedIn, !stopRequested, !host.isStopping,
+              reconnectAttempt < script.reconnect.attempts, error.isConnectionDrop else { return false }
+        switch stage {
+        case .connecting, .loggingIn, .running: return true
+        case .idle, .loggingOut, .awaitingReconnect, .ended: return false
+        }
+    }
+
+    /// Counts the drop, closes the connection, forgets the connection's state (login, MUC room, the
+    /// step in flight) and arms the back-off; the program starts again after the next login.
+    private mutating func scheduleReconnect(after error: SessionError) {
+        if case .running = stage { host.sessionStageChanged(from: .online, to: .connecting) }
+        host.recorder.recordError(kind: error.kind)
+        host.setOnline(identity.slot, false)
+        cancelWake()
+        timeout = nil
+        currentPhase = nil
+        phaseNanos = Array(repeating: 0, count: LoginPhase.allCases.count)
+        phasesVisited = 0
+        boundJID = nil
+        room = nil
+        roomOccupants = []
+        mucJoinRetries = 0
+        waiting = .nothing
+        loops = []
+        writeBlocked = false
+        keepAlivePending = nil
+        stage = .awaitingReconnect
+        reconnectAttempt += 1
+        pending.append(.close)
+        armWake(at: now + script.reconnect.delay(attempt: reconnectAttempt, using: &rng), .reconnect)
+    }
+
+    private mutating func reconnect() {
+        guard case .awaitingReconnect = stage else { return }
+        host.recorder.increment(.sessionsReconnects)
+        stage = .connecting
+        isReconnecting = true
+        loginIntended = now
+        connectStart = now
+        phaseStart = now
+        armTimeout(after: script.loginTimeout, .login)
+        pending.append(.connect)
     }
 
     // MARK: - Timers
@@ -395,6 +486,8 @@ public struct SessionMachine {
             waiting = .nothing
             advance(to: pc + 1, intended: due)
             runProgram()
+        case .reconnect:
+            reconnect()
         case .mucJoinRetry:
             guard case .running = stage, let room else { return }
             send(Stanza.presence(to: "\(room.jid)/\(room.nick)", extra: [XMLElement("x", namespace: XMPPNamespace.muc)]))
@@ -446,4 +539,8 @@ public enum SessionEvent: Sendable {
     case stop
     /// Close now, counting this error.
     case abort(SessionError)
+    /// The connection's socket became writable (true) or stopped draining (false).
+    case writability(Bool)
+    /// The armed keep-alive tick came due.
+    case keepAliveFired
 }

@@ -32,26 +32,22 @@ public struct SessionScript: Sendable {
     public struct Overrides: Sendable, Equatable {
         public var tls: TLSMode?
         public var mechanism: SASLMechanism?
+        /// `--reconnect N`: every profile reconnects up to N times in a row (0: never), with the
+        /// profile's back-off delays (or the defaults).
+        public var reconnectAttempts: Int?
 
-        public init(tls: TLSMode? = nil, mechanism: SASLMechanism? = nil) {
+        public init(tls: TLSMode? = nil, mechanism: SASLMechanism? = nil, reconnectAttempts: Int? = nil) {
             self.tls = tls
             self.mechanism = mechanism
+            self.reconnectAttempts = reconnectAttempts
         }
     }
 
-    /// One executable step.
+    /// One executable instruction: a leaf step as the profile says it, or control flow.
     public enum Operation: Sendable {
-        case login(LoginOptions)
-        case rosterGet
-        case rosterSet(RosterAction)
-        case presence(PresenceAction)
-        case message(MessageAction)
-        case muc(MUCAction)
-        case iq(IQAction)
-        case wait(WaitCondition)
-        case think(ThinkTime)
-        case stayOnline
-        case logout
+        /// A step the session performs (never `.loop` or `.choose`, which compile to control flow; a
+        /// message or MUC send with a count compiles to single sends in a loop).
+        case step(StepAction)
         /// Enter a loop whose body runs from the next instruction to `end` (exclusive).
         case loopStart(LoopCount, end: Int)
         /// Go back to the matching `loopStart` at `start`.
@@ -80,6 +76,10 @@ public struct SessionScript: Sendable {
     public let loginTimeout: Duration
     /// This profile's `variables:` (its own, not merged with other profiles of a mix).
     public let variables: [String: String]
+    /// What a logged-in session does when its connection drops.
+    public let reconnect: ReconnectPolicy
+    /// What a logged-in session sends on its own to keep the connection alive.
+    public let keepAlive: KeepAlive?
 
     /// Compiles `profile`, registering every step's metric in `registry`; `overrides` are the command
     /// line's login choices.
@@ -91,10 +91,14 @@ public struct SessionScript: Sendable {
         instructions = compiler.instructions
         repeatsForever = profile.repeatMode == .forever
         variables = profile.variables
+        var reconnect = profile.reconnect
+        if let attempts = overrides.reconnectAttempts { reconnect.attempts = attempts }
+        self.reconnect = reconnect
+        keepAlive = profile.keepAlive
         var options = profile.login
         var timeout = Duration.seconds(30)
         for instruction in compiler.instructions {
-            if case .login(let stepOptions) = instruction.operation {
+            if case .step(.login(let stepOptions)) = instruction.operation {
                 options = stepOptions
                 timeout = instruction.timeout
                 break
@@ -128,7 +132,7 @@ public struct SessionScript: Sendable {
             guard count > 1 else { return }
             let start = instructions.count
             append(.loopStart(.times(count - 1), end: -1), for: step)
-            if let interval { append(.think(interval), for: step) }
+            if let interval { append(.step(.think(interval)), for: step) }
             append(operation(), for: step)
             append(.loopEnd(start: start), for: step)
             instructions[start].operation = .loopStart(.times(count - 1), end: instructions.count)
@@ -136,24 +140,14 @@ public struct SessionScript: Sendable {
 
         private mutating func emit(_ step: Step) {
             switch step.action {
-            case .login(let options): append(.login(options), for: step)
-            case .roster(let action):
-                if case .get = action { append(.rosterGet, for: step) } else { append(.rosterSet(action), for: step) }
-            case .presence(let action): append(.presence(action), for: step)
             case .message(let action):
                 emitRepeated(count: action.count, interval: action.interval, step: step) {
                     var single = action
                     single.count = 1
-                    return .message(single)
+                    return .step(.message(single))
                 }
             case .muc(.send(let body, let count, let interval)):
-                emitRepeated(count: count, interval: interval, step: step) { .muc(.send(body: body, count: 1, interval: nil)) }
-            case .muc(let action): append(.muc(action), for: step)
-            case .iq(let action): append(.iq(action), for: step)
-            case .wait(let condition): append(.wait(condition), for: step)
-            case .think(let think): append(.think(think), for: step)
-            case .stayOnline: append(.stayOnline, for: step)
-            case .logout: append(.logout, for: step)
+                emitRepeated(count: count, interval: interval, step: step) { .step(.muc(.send(body: body, count: 1, interval: nil))) }
             case .loop(let count, let body):
                 let start = instructions.count
                 append(.loopStart(count, end: -1), for: step)
@@ -178,6 +172,8 @@ public struct SessionScript: Sendable {
                 let end = instructions.count
                 for index in jumpsToEnd { instructions[index].operation = .jump(end) }
                 instructions[chooseIndex].operation = .choose(cumulativeWeights: cumulative, targets: targets)
+            default:
+                append(.step(step.action), for: step)
             }
         }
     }

@@ -16,9 +16,12 @@ struct RunCommand: AsyncParsableCommand {
               --accounts 1-2000 --password secret --sessions 2000 --duration 90s --out results/chat-1
           xmppload run profiles/login-storm.yaml --rate 50 --duration 60s --tls none
 
-        Defaults for --server, --domain, --password and --accounts come from XMPPLOAD_HOST,
-        XMPPLOAD_PORT, XMPPLOAD_DOMAIN, XMPPLOAD_PASSWORD and XMPPLOAD_ACCOUNTS when set (as
-        `scripts/local-server up` prints them), or from --server-env FILE.
+        Defaults for --server, --domain, --password and --accounts come from XMPPLOAD_SERVERS (or
+        XMPPLOAD_HOST and XMPPLOAD_PORT), XMPPLOAD_DOMAIN, XMPPLOAD_PASSWORD and XMPPLOAD_ACCOUNTS when
+        set (as `scripts/local-server up` prints them), or from --server-env FILE. With no server at
+        all, the domain's DNS SRV records (_xmpp-client._tcp, or _xmpps-client._tcp with --tls direct)
+        name it, asked of --dns or the first nameserver of /etc/resolv.conf.
+        Several generators: the same --run-id and --start-at, each its own --segment i/N.
         Thresholds (repeatable; also a top-level `thresholds:` list in the profile):
           --threshold 'login.p99 < 800ms' --threshold 'errors.rate < 0.1% over 10m'
           --threshold 'messages.lost == 0' --threshold 'sessions.online >= 95%'
@@ -38,8 +41,23 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "The profile (YAML) to run.")
     var profile: String
 
-    @Option(help: "The server's c2s address, HOST:PORT.")
-    var server: String?
+    @Option(help: ArgumentHelp("A server c2s endpoint; repeat for a cluster (sessions spread by weight).", valueName: "HOST:PORT[,weight=W]"))
+    var server: [String] = []
+
+    @Option(help: ArgumentHelp("The DNS server for SRV discovery when no --server is given (default: /etc/resolv.conf's first).", valueName: "HOST:PORT"))
+    var dns: String?
+
+    @Option(help: ArgumentHelp("Bind outgoing connections to these local addresses, round robin.", valueName: "LIST|FIRST-LAST"))
+    var source: String?
+
+    @Option(name: .customLong("var"), help: ArgumentHelp("Override a variable of the profile's `variables:` (repeatable).", valueName: "KEY=VALUE"))
+    var variables: [String] = []
+
+    @Option(help: ArgumentHelp("Start the load at this time: RFC 3339 (2026-11-23T11:00:00Z) or +DURATION (+30s).", valueName: "TIME"))
+    var startAt: String?
+
+    @Option(help: ArgumentHelp("The run's identifier (shared by the generators of one run): letters, digits, '.', '_', '-'.", valueName: "ID"))
+    var runId: String?
 
     @Option(help: "The XMPP domain of the test accounts.")
     var domain: String?
@@ -89,8 +107,11 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Snapshot interval (e.g. 5s).")
     var interval: String = "5s"
 
-    @Option(help: "Serve Prometheus metrics on this port of 127.0.0.1.")
+    @Option(help: "Serve Prometheus metrics on this port of --metrics-host.")
     var metricsPort: Int?
+
+    @Option(help: "The address the metrics endpoint listens on (0.0.0.0 in a pod, for Prometheus to scrape).")
+    var metricsHost: String = "127.0.0.1"
 
     @Option(help: "Event loops (threads); default: one per core.")
     var loops: Int?
@@ -104,6 +125,12 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Plain progress lines even on a terminal.")
     var plain = false
 
+    @Option(help: "A session whose socket stops draining (the server stopped reading) for this long ends with write-stalled; its program pauses meanwhile.")
+    var writeStall: String = "30s"
+
+    @Option(help: ArgumentHelp("After a logged-in session loses its connection (server restart, reset, stream error), reconnect up to N times in a row with exponential back-off and full jitter; 0 never. Overrides the profiles' `reconnect:` attempts.", valueName: "N"))
+    var reconnect: Int?
+
     @Option(name: .customLong("threshold"),
             help: ArgumentHelp("A pass/fail rule, e.g. 'login.p99 < 800ms', 'errors.rate < 0.1% over 10m', 'trend(message.p99) < 5%/h' (repeatable; adds to the profile's `thresholds:`). A failed threshold exits 99.", valueName: "rule"))
     var thresholds: [String] = []
@@ -116,15 +143,27 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = try ConnectionDefaults.load(file: serverEnv)
-        let definition: RunDefinition
+        let loaded: RunDefinition
         do {
-            definition = try ProfileLoader.load(path: profile)
+            loaded = try ProfileLoader.load(path: profile)
         } catch {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             throw ExitCode(ExitStatus.usage.rawValue)
         }
-        let options = try resolveOptions(environment: environment, definition: definition)
-        let run = LoadRun(configuration: options.configuration, definition: definition, plan: options.plan)
+        var options = try resolveOptions(environment: environment, definition: loaded)
+        let definition = options.definition
+        if options.configuration.endpoints.isEmpty {
+            try await discoverEndpoints(into: &options.configuration)
+        }
+        if let startAt = options.configuration.startAt {
+            let wait = startAt.timeIntervalSinceNow
+            if wait > 0 {
+                FileHandle.standardError.write(Data("xmppload: waiting \(Int(wait.rounded())) s for --start-at \(Self.rfc3339(startAt))\n".utf8))
+                try await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
+            }
+        }
+        let run = LoadRun(configuration: options.configuration, definition: definition, plan: options.plan,
+                          runID: options.runID)
         let console = ConsoleProgress(interactive: options.configuration.interactive, runID: run.runID,
                                       outputDirectory: options.configuration.outputDirectory)
         let signals = SignalTrap(signals: [SIGINT, SIGTERM]) { run.requestStop() }
@@ -186,12 +225,75 @@ struct RunCommand: AsyncParsableCommand {
         var plan: LoadPlan
         /// The profile's and the command line's thresholds, warm-up and the plan's end and target.
         var evaluator: VerdictEvaluator
+        /// The profile with the `--var` overrides applied.
+        var definition: RunDefinition
+        var runID: String?
+    }
+
+    /// No endpoint from flags or environment: ask DNS SRV for the domain's, as clients do.
+    func discoverEndpoints(into configuration: inout RunConfiguration) async throws {
+        let found: [WeightedEndpoint]
+        do {
+            found = try await resolveEndpoints(domain: configuration.domain, directTLS: configuration.tls == .direct, dns: dns)
+        } catch {
+            FileHandle.standardError.write(Data("xmppload: no --server given and DNS did not name one: \(error)\n".utf8))
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        let spread = WeightedEndpoints(found)!
+        if spread.preferred.count > 1 {
+            FileHandle.standardError.write(Data("""
+                xmppload: DNS names \(spread.preferred.count) endpoints (\(spread.preferred.map(\.description).joined(separator: " "))); \
+                spreading sessions over several servers is not wired yet: pass one with --server\n
+                """.utf8))
+            throw ExitCode(ExitStatus.usage.rawValue)
+        }
+        configuration.endpoints = found
+        configuration.host = spread.preferred[0].host
+        configuration.port = spread.preferred[0].port
     }
 
     func resolveOptions(environment: ConnectionDefaults, definition: RunDefinition) throws -> ResolvedOptions {
         var problems: [String] = []
-        let serverText = server ?? environment.server ?? "127.0.0.1:5222"
-        let (host, port) = Self.parseServer(serverText) ?? { problems.append("--server must be HOST:PORT, got '\(serverText)'"); return ("", 0) }()
+        let serverTexts = !server.isEmpty ? server
+            : Self.serverList(environment: ProcessInfo.processInfo.environment, file: serverEnv) ?? environment.server.map { [$0] } ?? []
+        var endpoints: [WeightedEndpoint] = []
+        for text in serverTexts {
+            switch WeightedEndpoint.parse(text) {
+            case .success(let endpoint): endpoints.append(endpoint)
+            case .failure(let error): problems.append("--server \(error)")
+            }
+        }
+        if endpoints.count > 1 {
+            problems.append("--server: \(endpoints.count) endpoints given; spreading sessions over several servers is not wired yet (give one --server per generator)")
+        }
+        var sourcePool: SourceAddressPool?
+        if let source {
+            do { sourcePool = try SourceAddressPool(parsing: source) } catch { problems += error.messages }
+            if sourcePool != nil {
+                problems.append("--source: binding to source addresses is not wired yet (the connect path does not use it)")
+            }
+        }
+        if let dns, !serverTexts.isEmpty {
+            problems.append("--dns \(dns) has no effect with --server or XMPPLOAD_SERVERS/XMPPLOAD_HOST (DNS is asked only when no server is given)")
+        }
+        var definition = definition
+        do {
+            definition = try definition.overriding(VariableOverrides(parsing: variables))
+        } catch {
+            problems += error.messages
+            // A malformed --var stops the others from applying, but their keys are still checked.
+            let wellFormed = variables.filter { (try? VariableOverrides(parsing: [$0])) != nil }
+            if wellFormed.count < variables.count, let overrides = try? VariableOverrides(parsing: wellFormed) {
+                do { _ = try definition.overriding(overrides) } catch { problems += error.messages }
+            }
+        }
+        var startDate: Date?
+        if let startAt {
+            startDate = Self.parseStartAt(startAt, now: Date(), problems: &problems)
+        }
+        if let runId, !Self.isValidRunID(runId) {
+            problems.append("--run-id must be 1-64 letters, digits, '.', '_' or '-' (not starting with '.' or '-'), got '\(runId)'")
+        }
         guard let domain = domain ?? environment.domain else {
             throw ValidationError("--domain is required (or XMPPLOAD_DOMAIN)")
         }
@@ -221,7 +323,9 @@ struct RunCommand: AsyncParsableCommand {
         }
         let mechanism = sasl.flatMap(SASLMechanism.init(name:))
         if let sasl, mechanism == nil { problems.append("--sasl: unknown mechanism '\(sasl)'") }
+        if let reconnect, !(0...1_000_000).contains(reconnect) { problems.append("--reconnect must be 0...1000000, got \(reconnect)") }
         let intervalValue = LoadFlags.duration(interval, flag: "--interval", problems: &problems) ?? .seconds(5)
+        let writeStallValue = LoadFlags.duration(writeStall, flag: "--write-stall", problems: &problems) ?? .seconds(30)
         let latenessValue = LoadFlags.duration(maxLateness, flag: "--max-lateness", problems: &problems) ?? .seconds(1)
         let graceValue = LoadFlags.duration(messageGrace, flag: "--message-grace", problems: &problems) ?? .seconds(5)
         // The load flags follow the same rules as `xmppload plan` (LoadFlags); all problems at once.
@@ -242,17 +346,24 @@ struct RunCommand: AsyncParsableCommand {
         let output = out ?? "results/\(RunIdentifier.timestamp())-\(profileName)"
         let interactive = !plain && isatty(STDOUT_FILENO) != 0
         var configuration = RunConfiguration(
-            host: host, port: port, domain: domain, accounts: range!, accountPrefix: accountPrefix,
+            host: endpoints.first?.host ?? "", port: endpoints.first?.port ?? 0, domain: domain, accounts: range!, accountPrefix: accountPrefix,
             password: password ?? environment.password ?? "secret", tls: tlsPolicy, insecure: insecure,
             mechanism: mechanism, outputDirectory: output, interval: intervalValue,
             maxArrivalLateness: latenessValue, metricsPort: metricsPort, messageGrace: graceValue,
             eventLoops: loops ?? ProcessInfo.processInfo.activeProcessorCount,
             interactive: interactive, commandLine: CommandLine.arguments)
         configuration.segment = segmentValue
+        configuration.reconnectAttempts = reconnect
+        configuration.writeStallTimeout = writeStallValue
+        configuration.metricsHost = metricsHost
+        configuration.endpoints = endpoints
+        configuration.sourceAddresses = sourcePool
+        configuration.startAt = startDate
         let evaluator = VerdictEvaluator(rules: (definition.thresholds + flagThresholds).map(VerdictRule.init),
                                          warmup: warmupValue.seconds, loadEnd: plan.stopAfter?.seconds,
                                          targetSessions: Self.targetUsers(plan))
-        return ResolvedOptions(configuration: configuration, plan: plan, evaluator: evaluator)
+        return ResolvedOptions(configuration: configuration, plan: plan, evaluator: evaluator, definition: definition,
+                               runID: runId)
     }
 
     /// Parses `--threshold` texts; each problem becomes `--threshold 'TEXT': column N: message (hint)`.
@@ -278,6 +389,57 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         return targets.max()
+    }
+
+    /// `XMPPLOAD_SERVERS=a:5222,b:5222` (comma or space separated; `,weight=W` attaches to the
+    /// endpoint before it) from the --server-env file, else the environment.
+    static func serverList(environment: [String: String], file: String?) -> [String]? {
+        var value = environment["XMPPLOAD_SERVERS"]
+        if let file, let text = try? String(contentsOfFile: file, encoding: .utf8) {
+            for line in text.split(separator: "\n") where line.hasPrefix("XMPPLOAD_SERVERS=") {
+                value = String(line.dropFirst("XMPPLOAD_SERVERS=".count))
+            }
+        }
+        guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+        var items: [String] = []
+        for piece in value.split(whereSeparator: { $0 == "," || $0 == " " }) {
+            if piece.hasPrefix("weight="), !items.isEmpty { items[items.count - 1] += ",\(piece)" } else { items.append(String(piece)) }
+        }
+        return items
+    }
+
+    /// RFC 3339 (`2026-11-23T11:00:00Z`, fractional seconds and offsets allowed) or `+DURATION`
+    /// after `now`. A time more than a second in the past is a problem.
+    static func parseStartAt(_ text: String, now: Date, problems: inout [String]) -> Date? {
+        let date: Date
+        if text.hasPrefix("+") {
+            guard let wait = LoadFlags.duration(String(text.dropFirst()), flag: "--start-at", problems: &problems) else { return nil }
+            let (seconds, attoseconds) = wait.components
+            date = now.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+        } else {
+            let plain = ISO8601DateFormatter()
+            let fractional = ISO8601DateFormatter()
+            fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            guard let parsed = plain.date(from: text) ?? fractional.date(from: text) else {
+                problems.append("--start-at must be an RFC 3339 time (2026-11-23T11:00:00Z) or +DURATION (+30s), got '\(text)'")
+                return nil
+            }
+            date = parsed
+        }
+        if date.timeIntervalSince(now) < -1 {
+            problems.append("--start-at \(text) is \(Int(-date.timeIntervalSince(now))) s in the past")
+            return nil
+        }
+        return date
+    }
+
+    static func rfc3339(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+
+    /// Safe as a directory and file name on every generator: 1-64 of [A-Za-z0-9._-], not starting
+    /// with '.' or '-'.
+    static func isValidRunID(_ text: String) -> Bool {
+        guard (1...64).contains(text.count), let first = text.first, first != ".", first != "-" else { return false }
+        return text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") }
     }
 
     static func parseServer(_ text: String) -> (String, Int)? {

@@ -21,8 +21,22 @@ struct ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        // The child starts with no blocked signals and default handlers, whatever the spawning thread
+        // had: test and event-loop threads may block signals, and a server started under such a mask
+        // ignores the SIGTERM that `local-server down` sends (it then waits 10 s and kills it).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         guard status == 0 else { throw ChildProcessError(message: "cannot start \(executable): \(String(cString: strerror(status)))") }
         return ChildProcess(pid: pid, logPath: logPath)
     }

@@ -52,7 +52,8 @@ import Testing
             #expect(summary.messages.duplicated == 0)
             #expect(summary.messages.sent <= 3 * sessions.loggedIn)
             // Errors, if any, are the kinds a loaded machine produces, never protocol or XML failures.
-            let loadKinds = ["timeout-", "dropped-", "stopped-at-deadline", "message-no-online-target"]
+            // (message-service-unavailable: a random target went offline between the pick and the delivery.)
+            let loadKinds = ["timeout-", "dropped-", "stopped-at-deadline", "message-no-online-target", "message-service-unavailable"]
             #expect(summary.errors.keys.allSatisfy { kind in loadKinds.contains { kind.hasPrefix($0) } }, "errors: \(summary.errors)")
             // Sanity floor, not a speed claim: 1,000 logins over 10 s is well inside what the local
             // Prosody sustains (about 130 logins/s on one core), so most must succeed and chat.

@@ -16,8 +16,6 @@ import Glibc
     static let appearOnlyWhenUsed: [String: String] = [
         // A counter per error kind, created when the first error is counted; a clean run has none.
         "xmppload_errors_total": "created with the first error",
-        // Reconnects (issue 13, the lead's part): served once sessions reconnect after a server restart.
-        "xmppload_sessions_reconnects_total": "created with the first reconnect",
     ]
 
     /// A blocking HTTP/1.0 GET on 127.0.0.1; returns (status code, body).

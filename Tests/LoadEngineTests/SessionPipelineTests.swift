@@ -196,4 +196,31 @@ import XMPPCore
         #expect(logout.contains("unavailable") && logout.contains("</stream:stream>"))
         #expect(harness.snapshot().counter(.pingsAnswered) == 1)
     }
+
+    @Test func aServerThatStopsReadingEndsTheSessionWithWriteStalled() throws {
+        let harness = try Harness(profile: """
+            name: idle
+            login: {sasl: PLAIN, tls: none, resource: r1}
+            steps: [login, stay_online, logout]
+            """)
+        try harness.connect()
+        try harness.serverSends("<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
+        try harness.serverSends("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")
+        try harness.serverSends("<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>")
+        try harness.serverSends("<iq type='result' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user1@load.test/r1</jid></bind></iq>")
+        _ = try harness.clientOutput()
+        // The server stops reading but keeps pinging.
+        harness.channel.isWritable = false
+        harness.channel.pipeline.fireChannelWritabilityChanged()
+        for n in 0..<3 {
+            try harness.serverSends("<iq type='get' id='ping\(n)' from='load.test'><ping xmlns='urn:xmpp:ping'/></iq>")
+        }
+        harness.loop.advanceTime(by: .seconds(29))
+        #expect(!harness.isEnded)
+        harness.loop.advanceTime(by: .seconds(1))
+        #expect(harness.isEnded)
+        let snapshot = harness.snapshot()
+        #expect(snapshot.errors == ["write-stalled": 1])
+        #expect(snapshot.counter(.sessionsFailed) == 1)
+    }
 }

@@ -47,6 +47,7 @@ struct MachineDriver {
     var now = SessionInstant.zero
     var timeoutAt: SessionInstant?
     var wakeAt: SessionInstant?
+    var keepAliveAt: SessionInstant?
     /// Every action except timer bookkeeping, in order.
     var actions: [SessionAction] = []
     private let parser = StanzaParser()
@@ -78,6 +79,7 @@ struct MachineDriver {
             case .armTimeout(let at): timeoutAt = at
             case .armWake(let at): wakeAt = at
             case .cancelWake: wakeAt = nil
+            case .armKeepAlive(let at): keepAliveAt = at
             default: actions.append(action)
             }
         }
@@ -91,10 +93,13 @@ struct MachineDriver {
     /// Moves the clock to `instant`, firing every armed timer that comes due on the way, in order.
     mutating func advance(to instant: SessionInstant) {
         while true {
-            let due = [timeoutAt, wakeAt].compactMap { $0 }.filter { $0 <= instant }.min()
+            let due = [timeoutAt, wakeAt, keepAliveAt].compactMap { $0 }.filter { $0 <= instant }.min()
             guard let due else { break }
             now = max(now, due)
-            if wakeAt == due {
+            if keepAliveAt == due {
+                keepAliveAt = nil
+                send(.keepAliveFired)
+            } else if wakeAt == due {
                 wakeAt = nil
                 send(.wakeFired)
             } else {
@@ -113,9 +118,10 @@ struct MachineDriver {
         return actions.compactMap { if case .send(let element) = $0 { return element } else { return nil } }
     }
 
-    /// Starts, connects and logs in over plain PLAIN (no TLS), as a Prosody would answer.
-    mutating func logIn() throws {
-        send(.start)
+    /// Starts (unless `startedAlready`: a reconnect asked for its connection), connects and logs in
+    /// over plain PLAIN (no TLS), as a Prosody would answer.
+    mutating func logIn(startedAlready: Bool = false) throws {
+        if !startedAlready { send(.start) }
         send(.connected)
         try receive("<stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
         try receive("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")

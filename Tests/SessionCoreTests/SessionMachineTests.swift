@@ -190,6 +190,26 @@ import XMPPCore
         #expect(driver.actions.last == .ended(failed: false))
     }
 
+    @Test func whileTheSocketDoesNotDrainNoNewStepStartsAndTheDelayCountsInTheCorrectedLatency() throws {
+        var driver = try MachineDriver(profile: Self.profile("  - login\n  - think: {constant: 1s}\n  - roster: get\n  - logout"))
+        try driver.logIn()
+        _ = driver.sent()
+        driver.send(.writability(false))
+        driver.advance(by: .seconds(3))
+        #expect(driver.sent().isEmpty, "the roster request waits for the socket to drain")
+        // Answers to the server still go out (bounded by the engine's write-stall limits).
+        try driver.receive("<iq type='get' id='p1' from='load.test'><ping xmlns='urn:xmpp:ping'/></iq>")
+        #expect(driver.sent().map { $0.attribute("id") } == ["p1"])
+        driver.send(.writability(true))
+        let roster = driver.sent()
+        #expect(roster.count == 1 && roster[0].attribute("id") == "q1")
+        driver.advance(by: .milliseconds(10))
+        try driver.receive("<iq type='result' id='q1'/>")
+        // Due at the think's end (1 s after login), answered 2 s + 10 ms later: corrected ≈ 2.01 s.
+        let latency = driver.host.recorder.takeSnapshot(start: 0, end: 1).latency["roster.get"]
+        #expect(Self.within(latency?.maxMicroseconds, 2_010_000))
+    }
+
     @Test func serverPingsAreAnsweredWhileWaiting() throws {
         var driver = try MachineDriver(profile: Self.profile("  - login\n  - stay_online"))
         try driver.logIn()

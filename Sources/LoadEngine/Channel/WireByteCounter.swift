@@ -20,9 +20,14 @@ final class WireByteCounter: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
+    /// Counted when the socket took the bytes (the write's promise succeeded), not when queued: a
+    /// server that stops reading does not inflate `bytes_sent`.
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        sink.sent(unwrapOutboundIn(data).readableBytes)
-        context.write(data, promise: promise)
+        let count = unwrapOutboundIn(data).readableBytes
+        let written = promise ?? context.eventLoop.makePromise(of: Void.self)
+        let sink = self.sink
+        written.futureResult.whenSuccess { sink.sent(count) }
+        context.write(data, promise: written)
     }
 }
 

@@ -78,7 +78,7 @@ final class ArrivalDriver {
     /// Starts every arrival that is due now, then arms the timer for the next one.
     private func fire() {
         timer = nil
-        let now = NIODeadline.now()
+        let now = context.eventLoop.now
         var started = 0
         while !stopped, let arrival = schedule.arrival(segment.globalIndex(nextArrival)) {
             let intended = runStart + TimeAmount(arrival.offset)
@@ -136,7 +136,7 @@ final class ArrivalDriver {
 
     private func sessionEnded(_ session: VirtualUser, failed: Bool) {
         liveSessions.decrement()
-        let now = NIODeadline.now()
+        let now = context.eventLoop.now
         if session.script.repeatsForever, !stopped, !context.isStopping, now < phaseEnd(session.phase) {
             // A closed-model user runs its profile again; after a failure, wait a second first.
             let userIndex = session.userIndex
@@ -151,7 +151,7 @@ final class ArrivalDriver {
                     driver.context.recorder.increment(.droppedArrivals)
                     return driver.checkIdle()
                 }
-                driver.startSession(slot: slot, userIndex: userIndex, phase: phase, intended: .now())
+                driver.startSession(slot: slot, userIndex: userIndex, phase: phase, intended: driver.context.eventLoop.now)
             }
             return
         }

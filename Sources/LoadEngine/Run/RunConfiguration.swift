@@ -1,3 +1,4 @@
+import Foundation
 import LoadProfile
 import NIOCore
 import XMPPCore
@@ -41,6 +42,22 @@ public struct RunConfiguration: Sendable {
     /// This generator's share of the plan (`--segment i/N`): arrivals n with n % N == i. `accounts`
     /// is already this segment's block of the account range.
     public var segment: Segment = .whole
+    /// `--reconnect N`: reconnect attempts in a row after a drop, for every profile (nil: the profiles').
+    public var reconnectAttempts: Int?
+    /// A session whose socket does not drain for this long ends with `write-stalled` (`--write-stall`).
+    public var writeStallTimeout: Duration = .seconds(30)
+    /// … or as soon as this many bytes are queued on a socket that does not drain.
+    public var maxBufferedWriteBytes = 1 << 20
+    /// HOOK (cluster-infra): every endpoint of the run (`--server` repeated, `XMPPLOAD_SERVERS`, or
+    /// DNS SRV), each with weight and priority; `host`/`port` above are the first. Not yet used by
+    /// the connect path: pick `WeightedEndpoints(endpoints)!.endpoint(forArrival: n)` per session.
+    public var endpoints: [WeightedEndpoint] = []
+    /// HOOK (cluster-infra): `--source`: local addresses outgoing connections bind to, round robin
+    /// (`address(forConnection:)`); nil: the kernel chooses. Not yet used by the connect path.
+    public var sourceAddresses: SourceAddressPool?
+    /// HOOK (cluster-infra): `--start-at`: the wall-clock time the load starts (the CLI already
+    /// sleeps until then before `LoadRun.run`); for the manifest.
+    public var startAt: Date?
 
     public init(host: String, port: Int, domain: String, accounts: ClosedRange<Int>, accountPrefix: String = "user",
                 password: String, tls: TLSMode? = nil, insecure: Bool = false,

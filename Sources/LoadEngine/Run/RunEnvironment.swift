@@ -36,7 +36,8 @@ final class RunEnvironment: Sendable {
         self.directory = OnlineDirectory(capacity: configuration.accounts.count)
         var registry = MetricRegistry()
         let metrics = FixedMetrics(registry: &registry)
-        let overrides = SessionScript.Overrides(tls: configuration.tls, mechanism: configuration.mechanism)
+        let overrides = SessionScript.Overrides(tls: configuration.tls, mechanism: configuration.mechanism,
+                                                reconnectAttempts: configuration.reconnectAttempts)
         var scripts: [SessionScript] = []
         var cumulative: [Double] = []
         var total = 0.0

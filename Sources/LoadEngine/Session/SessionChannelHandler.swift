@@ -80,6 +80,11 @@ final class SessionChannelHandler: ChannelInboundHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        user.connection(self, writable: context.channel.isWritable)
+        context.fireChannelWritabilityChanged()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         user.connection(self, sent: .connectionLost(nil))
     }
@@ -97,9 +102,16 @@ final class SessionChannelHandler: ChannelInboundHandler {
 
     // MARK: - Acting for the user
 
-    /// Writes; while a read is being handled the flush waits for `channelReadComplete`.
+    /// Writes; while a read is being handled the flush waits for `channelReadComplete`. While the
+    /// socket does not drain, more than `maxBufferedBytes` queued ends the session (`write-stalled`):
+    /// a server that stops reading cannot make the generator buffer without bound.
     func write(_ output: XMPPStreamOutput) {
         guard let context else { return }
+        if !context.channel.isWritable, let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
+           buffered > user.loop.environment.configuration.maxBufferedWriteBytes {
+            user.connection(self, sent: .abort(.writeStalled))
+            return
+        }
         if isReading {
             context.write(wrapOutboundOut(output), promise: nil)
             needsFlush = true

@@ -22,6 +22,9 @@ final class VirtualUser {
     private var connection: SessionChannelHandler?
     private var timeoutGeneration: UInt32 = 0
     private var wakeTask: Scheduled<Void>?
+    /// Armed while the connection's socket does not drain; ends the session with `write-stalled`.
+    private var stallTask: Scheduled<Void>?
+    private var keepAliveTask: Scheduled<Void>?
     private var hasEnded = false
 
     init(machine: SessionMachine, loop: LoopContext, userIndex: Int, phase: Int) {
@@ -74,6 +77,23 @@ final class VirtualUser {
         handle(event)
     }
 
+    /// The connection's socket stopped draining (or drains again): the machine pauses its program, and
+    /// a stall longer than `--write-stall` ends the session.
+    func connection(_ handler: SessionChannelHandler, writable: Bool) {
+        guard handler === connection else { return }
+        stallTask?.cancel()
+        stallTask = nil
+        if !writable {
+            let bound = NIOLoopBound(self, eventLoop: loop.eventLoop)
+            stallTask = loop.eventLoop.scheduleTask(in: TimeAmount(loop.environment.configuration.writeStallTimeout)) {
+                let user = bound.value
+                user.stallTask = nil
+                user.handle(.abort(.writeStalled))
+            }
+        }
+        handle(.writability(writable))
+    }
+
     /// The connect attempt failed before any channel became active.
     func connectFailed(_ failure: ConnectionFailure) {
         connection = nil
@@ -118,15 +138,29 @@ final class VirtualUser {
             case .cancelWake:
                 wakeTask?.cancel()
                 wakeTask = nil
+            case .armKeepAlive(let instant):
+                keepAliveTask?.cancel()
+                let bound = NIOLoopBound(self, eventLoop: loop.eventLoop)
+                keepAliveTask = loop.eventLoop.scheduleTask(deadline: loop.deadline(instant)) {
+                    let user = bound.value
+                    user.keepAliveTask = nil
+                    user.handle(.keepAliveFired)
+                }
             case .close:
                 let closing = connection
                 connection = nil
+                stallTask?.cancel()
+                stallTask = nil
+                keepAliveTask?.cancel()
+                keepAliveTask = nil
                 closing?.close()
             case .ended(let failed):
                 hasEnded = true
                 timeoutGeneration &+= 1
                 wakeTask?.cancel()
                 wakeTask = nil
+                keepAliveTask?.cancel()
+                keepAliveTask = nil
                 loop.sessionEnded(self, failed: failed)
             }
         }

@@ -18,7 +18,7 @@ struct ProfileDecoder {
     /// Variables the engine provides to every session.
     static let engineVariables = SessionVariable.allCases.map(\.rawValue)
 
-    static let topLevelKeys = ["name", "description", "login", "repeat", "step_timeout", "variables", "steps", "load", "mix", "thresholds"]
+    static let topLevelKeys = ["name", "description", "login", "repeat", "reconnect", "keepalive", "step_timeout", "variables", "steps", "load", "mix", "thresholds"]
     static let stepModifiers = ["name", "on_error", "timeout"]
     /// Every step key, in the order `check`'s hints list them (from `StepKind.table`).
     static let actionKeys = StepKind.table.map(\.key)
@@ -202,7 +202,7 @@ struct ProfileDecoder {
         let plan = root["load"].flatMap { decodeLoad($0) }
         let thresholds = root["thresholds"].map { decodeThresholds($0) } ?? []
         if let mixNode = root["mix"] {
-            for key in ["steps", "login", "repeat", "step_timeout"] where root[key] != nil {
+            for key in ["steps", "login", "repeat", "reconnect", "keepalive", "step_timeout"] where root[key] != nil {
                 problem(root[key], "'\(key)' has no effect in a mix file", hint: "put it in the profiles the mix lists")
             }
             let profiles = decodeMix(mixNode, depth: depth)
@@ -239,6 +239,8 @@ struct ProfileDecoder {
         var repeatMode = RepeatMode.once
         if let node = root["repeat"], let text = oneOf(node, "repeat", ["once", "forever"]) { repeatMode = RepeatMode(rawValue: text)! }
         let stepTimeout = root["step_timeout"].flatMap { duration($0, "step_timeout") } ?? .seconds(30)
+        let reconnect = root["reconnect"].flatMap { decodeReconnect($0) } ?? .off
+        let keepAlive = root["keepalive"].flatMap { decodeKeepAlive($0) }
         loginDefaults = login
         defaultStepTimeout = stepTimeout
 
@@ -259,8 +261,11 @@ struct ProfileDecoder {
             steps.append(Step(name: "logout", action: .logout, location: location(stepsNode)))
         }
         checkVariables(known: Set(Self.engineVariables).union(variables.keys))
-        return Profile(name: name, description: description, login: login, steps: steps, repeatMode: repeatMode,
-                       variables: variables, stepTimeout: stepTimeout, source: file)
+        var profile = Profile(name: name, description: description, login: login, steps: steps, repeatMode: repeatMode,
+                              variables: variables, stepTimeout: stepTimeout, source: file)
+        profile.reconnect = reconnect
+        profile.keepAlive = keepAlive
+        return profile
     }
 
     mutating func checkVariables(known: Set<String>) {

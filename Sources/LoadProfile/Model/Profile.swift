@@ -14,6 +14,10 @@ public struct Profile: Sendable, Equatable {
     public var variables: [String: String]
     /// Timeout of a step that waits for an answer, unless the step sets its own.
     public var stepTimeout: Duration
+    /// What a session does when it loses its connection after logging in (`reconnect:`; off by default).
+    public var reconnect: ReconnectPolicy = .off
+    /// Client pings or whitespace while logged in (`keepalive:`; none by default).
+    public var keepAlive: KeepAlive?
     /// The file it came from.
     public var source: String
 

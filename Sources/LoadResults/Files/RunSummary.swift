@@ -11,8 +11,12 @@ public struct RunSummary: Codable, Sendable, Equatable {
         public var failed: UInt64
         public var completed: UInt64
         public var peakConcurrent: Int64
+        /// Reconnect attempts after drops, and those that logged in again (absent in older files).
+        public var reconnects: UInt64?
+        public var reconnected: UInt64?
         enum CodingKeys: String, CodingKey {
             case started, loggedIn = "logged_in", failed, completed, peakConcurrent = "peak_concurrent"
+            case reconnects, reconnected
         }
     }
 
@@ -122,7 +126,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
         self.stopReason = stopReason
         sessions = Sessions(started: total.counter(.sessionsStarted), loggedIn: total.counter(.sessionsLoggedIn),
                             failed: total.counter(.sessionsFailed), completed: total.counter(.sessionsCompleted),
-                            peakConcurrent: peakConcurrent)
+                            peakConcurrent: peakConcurrent, reconnects: total.counter(.sessionsReconnects),
+                            reconnected: total.counter(.sessionsReconnected))
         latencyMilliseconds = total.latency.mapValues(Percentiles.init)
         serviceLatencyMilliseconds = total.serviceLatency.mapValues(Percentiles.init)
         messages = Messages(sent: total.counter(.messagesSent), received: total.counter(.messagesReceived),

@@ -10,6 +10,8 @@ public enum Counter: Int, CaseIterable, Sendable {
     case bytesSent, bytesReceived
     case unexpectedStanzas, pingsAnswered, subscriptionsAccepted
     case accountsCreated, accountsExisted
+    /// Reconnect attempts started after a logged-in session lost its connection, and those that logged in again.
+    case sessionsReconnects, sessionsReconnected
 
     public var name: String {
         switch self {
@@ -38,6 +40,8 @@ public enum Counter: Int, CaseIterable, Sendable {
         case .subscriptionsAccepted: return "subscriptions_accepted"
         case .accountsCreated: return "accounts_created"
         case .accountsExisted: return "accounts_existed"
+        case .sessionsReconnects: return "sessions_reconnects"
+        case .sessionsReconnected: return "sessions_reconnected"
         }
     }
 

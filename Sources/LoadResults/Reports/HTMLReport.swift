@@ -109,7 +109,7 @@ public enum HTMLReport {
         let s = summary.sessions, m = summary.messages, g = summary.generator
         var html = "<div class=\"cards\">"
         for (label, value) in [("sessions started", "\(s.started)"), ("logged in", "\(s.loggedIn)"), ("failed", "\(s.failed)"),
-                               ("peak concurrent", "\(s.peakConcurrent)"), ("messages sent", "\(m.sent)"), ("received", "\(m.received)"),
+                               ("peak concurrent", "\(s.peakConcurrent)"), ("reconnects", "\(s.reconnects ?? 0)"), ("messages sent", "\(m.sent)"), ("received", "\(m.received)"),
                                ("lost", "\(m.lost)"), ("duplicated", "\(m.duplicated)"), ("bytes sent", TextReport.formatBytes(summary.bytes.sent)),
                                ("bytes received", TextReport.formatBytes(summary.bytes.received)), ("dropped arrivals", "\(g.droppedArrivals)")] {
             html += "<div class=\"card\"><b>\(esc(value))</b><span>\(esc(label))</span></div>"

@@ -12,7 +12,8 @@ public enum TextReport {
         func line(_ text: String = "") { out += text + "\n" }
         line("xmppload run \(summary.runID) — \(summary.profile) — \(String(format: "%.1f", summary.durationSeconds)) s (\(summary.stopReason))")
         let s = summary.sessions
-        line("sessions   started \(s.started)  logged in \(s.loggedIn)  failed \(s.failed)  completed \(s.completed)  peak concurrent \(s.peakConcurrent)")
+        line("sessions   started \(s.started)  logged in \(s.loggedIn)  failed \(s.failed)  completed \(s.completed)  peak concurrent \(s.peakConcurrent)"
+             + ((s.reconnects ?? 0) > 0 ? "  reconnects \(s.reconnects ?? 0) (logged in again \(s.reconnected ?? 0))" : ""))
         let m = summary.messages
         line("messages   sent \(m.sent)  received \(m.received)  lost \(m.lost)  duplicated \(m.duplicated)  reordered \(m.reordered)"
              + (m.groupchatSent > 0 ? "  groupchat sent \(m.groupchatSent) received \(m.groupchatReceived)" : ""))

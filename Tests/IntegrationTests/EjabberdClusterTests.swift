@@ -1,0 +1,74 @@
+import Foundation
+import LoadResults
+import Testing
+
+/// A two-node ejabberd cluster on loopback (scripts/ejabberd-cluster): the nodes form a cluster, and
+/// messages from users logged in on node 1 reach a user logged in on node 2 — two xmppload processes,
+/// one per node, sharing a run id. Skipped (with a note) when ejabberd is not installed.
+@Suite(.serialized) struct EjabberdClusterTests {
+    static var ejabberdInstalled: Bool {
+        FileManager.default.fileExists(atPath: "/usr/lib/x86_64-linux-gnu/ejabberd-23.01")
+            || FileManager.default.fileExists(atPath: "/usr/sbin/ejabberdctl")
+    }
+
+    static func cluster(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let child = try ChildProcess.spawn(LocalServer.repositoryRoot.appendingPathComponent("scripts/ejabberd-cluster").path, arguments)
+        defer { child.removeLog() }
+        let status = child.wait(timeout: 180)
+        return (status, child.output)
+    }
+
+    @Test(.enabled(if: ejabberdInstalled, "ejabberd is not installed: scripts/install-deps --ejabberd"), .timeLimit(.minutes(5)))
+    func messagesCrossFromNodeOneToNodeTwo() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-ejabberd-\(UUID().uuidString.prefix(8))").path
+        let up = try Self.cluster(["up", "--dir", "\(base)/cluster", "--accounts", "50"])
+        defer {
+            _ = try? Self.cluster(["down", "--dir", "\(base)/cluster"])
+            try? FileManager.default.removeItem(atPath: base)
+        }
+        try #require(up.status == 0, "\(up.output)")
+        var values: [String: String] = [:]
+        for line in up.output.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
+        }
+        let servers = try #require(values["XMPPLOAD_SERVERS"]).split(separator: ",").map(String.init)
+        try #require(servers.count == 2 && servers[0].hasPrefix("127.0.0.2:") && servers[1].hasPrefix("127.0.0.3:"), "\(servers)")
+
+        // Both nodes see each other as running cluster members.
+        let status = try Self.cluster(["status", "--dir", "\(base)/cluster"])
+        #expect(status.status == 0)
+        #expect(status.output.contains("ejabberd1@127.0.0.2") && status.output.contains("ejabberd2@127.0.0.3"), "\(status.output)")
+
+        // Receivers: 25 users on node 2 (accounts 26-50). Senders: 25 users on node 1 (1-25), two
+        // messages each to user26, starting after the receivers logged in. One run id for both.
+        let runID = "cross-\(UUID().uuidString.prefix(6))"
+        let common = ["--domain", "load.test", "--password", "secret", "--insecure", "--plain", "--run-id", runID]
+        let receiver = try ChildProcess.spawn(CommandLineTests.binary, [
+            LocalServer.repositoryRoot.appendingPathComponent("profiles/idle.yaml").path, "--server", servers[1],
+            "--accounts", "26-50", "--sessions", "25", "--duration", "20s", "--out", "\(base)/node2"].run(common))
+        defer { receiver.removeLog() }
+        let sender = try ChildProcess.spawn(CommandLineTests.binary, [
+            LocalServer.repositoryRoot.appendingPathComponent("profiles/cluster-cross.yaml").path, "--server", servers[0],
+            "--accounts", "1-25", "--sessions", "25", "--var", "peer=26", "--start-at", "+6s", "--duration", "10s",
+            "--out", "\(base)/node1"].run(common))
+        defer { sender.removeLog() }
+        let senderStatus = sender.wait(timeout: 90)
+        let receiverStatus = receiver.wait(timeout: 90)
+        #expect(senderStatus == 0, "\(sender.output)")
+        #expect(receiverStatus == 0, "\(receiver.output)")
+
+        let sent = try ResultsDirectory(path: "\(base)/node1").readSummary()
+        let received = try ResultsDirectory(path: "\(base)/node2").readSummary()
+        #expect(sent.runID == runID && received.runID == runID)
+        #expect(sent.sessions.loggedIn == 25 && received.sessions.loggedIn == 25)
+        #expect(sent.messages.sent == 50)
+        #expect(received.messages.received == 50, "received \(received.messages)")
+        #expect(received.messages.duplicated == 0)
+    }
+}
+
+extension Array where Element == String {
+    /// `xmppload run` with these arguments after the profile, then `common`.
+    func run(_ common: [String]) -> [String] { ["run"] + self + common }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import LoadEngine
+import LoadProfile
+import LoadResults
+import Testing
+import XMPPCore
+
+/// Sessions survive a server restart: a private Prosody is stopped mid-run (it sends every session
+/// `<system-shutdown/>` and closes) and started again on the same port a few seconds later; sessions
+/// with a reconnect policy come back, log in again (timed), and the run ends with every session
+/// logged out cleanly.
+@Suite struct ReconnectIntegrationTests {
+    static let profile = """
+        name: survive
+        login: {sasl: SCRAM-SHA-1, tls: none}
+        reconnect: {attempts: 30, initial: 500ms, max: 2s}
+        steps:
+          - login
+          - presence: available
+          - stay_online
+        """
+
+    @Test(.timeLimit(.minutes(3)))
+    func sessionsReconnectAfterTheServerRestartsAndTheRunCompletes() async throws {
+        let sessions = 40
+        let server = try LocalServer.start(accounts: sessions)
+        defer { server.stop() }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-it-reconnect-\(UUID().uuidString.prefix(6))").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let definition = try ProfileLoader.load(yaml: Self.profile, file: "survive.yaml")
+        let configuration = RunConfiguration(host: server.host, port: server.port, domain: server.domain,
+                                             accounts: 1...sessions, password: server.password, tls: TLSMode.none,
+                                             outputDirectory: out, interval: .seconds(1))
+        let run = LoadRun(configuration: configuration, definition: definition,
+                          plan: .closed(sessions: sessions, ramp: .seconds(2), duration: .seconds(20)))
+        async let summary = run.run()
+        // Everyone is online after the ramp; then the server goes away for ~3 s.
+        try await Task.sleep(for: .seconds(6))
+        _ = try LocalServer.run(["down", "--dir", server.directory])
+        try await Task.sleep(for: .seconds(3))
+        _ = try LocalServer.run(["up", "--dir", server.directory, "--port", String(server.port), "--accounts", String(sessions)])
+        let result = try await summary
+
+        let counts = result.sessions
+        #expect(counts.started == UInt64(sessions))
+        #expect(counts.loggedIn == UInt64(sessions), "every session logged in before the restart")
+        #expect((counts.reconnected ?? 0) >= UInt64(sessions), "every session came back at least once: \(result.errors)")
+        #expect((counts.reconnects ?? 0) >= (counts.reconnected ?? 0))
+        #expect(counts.failed == 0 && counts.completed == UInt64(sessions), "errors: \(result.errors)")
+        // The drop is counted by kind; nothing else went wrong.
+        let dropKinds = ["stream-system-shutdown", "connection-closed", "connection-reset", "stream-closed", "connect-refused", "timeout-login"]
+        #expect(result.errors.keys.allSatisfy { dropKinds.contains($0) }, "errors: \(result.errors)")
+        #expect((result.latencyMilliseconds["reconnect.login"]?.count ?? 0) == counts.reconnected)
+        #expect(result.latencyMilliseconds["login"]?.count == counts.loggedIn + (counts.reconnected ?? 0))
+        #expect(result.stopReason == "duration")
+    }
+}
