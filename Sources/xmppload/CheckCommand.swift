@@ -11,6 +11,8 @@ struct CheckCommand: ParsableCommand {
         discussion: """
         Example:
           xmppload check profiles/*.yaml
+          xmppload check profiles/soak.yaml --threshold 'login.p99 < 800ms over 10m'
+        Checks each profile's `thresholds:` and every --threshold the same way `run` would.
         Exit codes: 0 all profiles are valid, 2 at least one problem.
         """
     )
@@ -18,14 +20,24 @@ struct CheckCommand: ParsableCommand {
     @Argument(help: "Profile files.")
     var profiles: [String]
 
+    @Option(name: .customLong("threshold"), help: ArgumentHelp("A threshold to validate as `run --threshold` would (repeatable).", valueName: "rule"))
+    var thresholds: [String] = []
+
     func run() throws {
         var problems = 0
+        var flagProblems: [String] = []
+        _ = RunCommand.parseThresholds(thresholds, problems: &flagProblems)
+        if !flagProblems.isEmpty {
+            problems += flagProblems.count
+            FileHandle.standardError.write(Data((flagProblems.joined(separator: "\n") + "\n").utf8))
+        }
         for path in profiles {
             do {
                 let definition = try ProfileLoader.load(path: path)
                 let names = definition.profiles.map(\.profile.name).joined(separator: ", ")
                 let steps = definition.profiles.map { $0.profile.steps.count }.reduce(0, +)
-                Console.print("ok   \(path) (\(names); \(steps) steps\(definition.plan.map { "; load: \($0.summary)" } ?? ""))")
+                let rules = definition.thresholds.isEmpty ? "" : "; \(definition.thresholds.count) threshold\(definition.thresholds.count == 1 ? "" : "s")"
+                Console.print("ok   \(path) (\(names); \(steps) steps\(definition.plan.map { "; load: \($0.summary)" } ?? "")\(rules))")
             } catch {
                 problems += error.problems.count
                 FileHandle.standardError.write(Data((error.problems.map(\.description).joined(separator: "\n") + "\n").utf8))

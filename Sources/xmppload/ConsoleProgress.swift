@@ -44,11 +44,15 @@ final class ConsoleProgress: RunOutput {
         }
     }
 
-    /// The text report, once `summary.json`, `manifest.json` and `report.html` are written.
-    func runEnded(_ end: RunEnd) {
+    /// The run's files are written; the command prints the report once the verdict is applied
+    /// (`finished(summary:)`), so the console shows the thresholds and the run's own verdict too.
+    func runEnded(_ end: RunEnd) {}
+
+    /// The text report with the verdict.
+    func finished(summary: RunSummary) {
         if interactive { Console.print("") }
         Console.print("")
-        Console.print(TextReport.render(end.summary), terminator: "")
+        Console.print(TextReport.render(summary), terminator: "")
         Console.print("results: \(outputDirectory)/summary.json, intervals.jsonl, manifest.json, report.html")
     }
 

@@ -22,7 +22,19 @@ struct RunCommand: AsyncParsableCommand {
         all, the domain's DNS SRV records (_xmpp-client._tcp, or _xmpps-client._tcp with --tls direct)
         name it, asked of --dns or the first nameserver of /etc/resolv.conf.
         Several generators: the same --run-id and --start-at, each its own --segment i/N.
-        Exit codes: 0 the run completed, 1 the run could not run, 2 usage or profile error.
+        Thresholds (repeatable; also a top-level `thresholds:` list in the profile):
+          --threshold 'login.p99 < 800ms' --threshold 'errors.rate < 0.1% over 10m'
+          --threshold 'messages.lost == 0' --threshold 'sessions.online >= 95%'
+          --threshold 'trend(message.p99) < 5%/h' --warmup 5m --abort-on-fail
+        Exit codes:
+          0    the load ran and every threshold passed (or there were none)
+          1    the run did not work: no session logged in, the server was
+               unreachable at start, or results could not be written
+               (one line on stderr says why)
+          2    usage or profile error (every problem listed)
+          99   a threshold failed (the run completed, or --abort-on-fail
+               stopped it early)
+          130  interrupted (SIGINT/SIGTERM); the results so far were written
         """
     )
 
@@ -128,6 +140,16 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A free key=value recorded in the manifest (e.g. build=4.9.2, gc=g1); repeatable.", valueName: "key=value"))
     var tag: [String] = []
 
+    @Option(name: .customLong("threshold"),
+            help: ArgumentHelp("A pass/fail rule, e.g. 'login.p99 < 800ms', 'errors.rate < 0.1% over 10m', 'trend(message.p99) < 5%/h' (repeatable; adds to the profile's `thresholds:`). A failed threshold exits 99.", valueName: "rule"))
+    var thresholds: [String] = []
+
+    @Option(help: "Exclude the first D of the run (e.g. 5m) from thresholds and trends.")
+    var warmup: String?
+
+    @Flag(help: "Stop the run as soon as a threshold fails (judged at each interval after --warmup); exit 99.")
+    var abortOnFail = false
+
     func run() async throws {
         let environment = try ConnectionDefaults.load(file: serverEnv)
         let loaded: RunDefinition
@@ -155,19 +177,56 @@ struct RunCommand: AsyncParsableCommand {
                                       outputDirectory: options.configuration.outputDirectory)
         let signals = SignalTrap(signals: [SIGINT, SIGTERM]) { run.requestStop() }
         defer { signals.cancel() }
+        let watch = ThresholdWatch(monitor: ThresholdMonitor(evaluator: options.evaluator), abortOnFail: abortOnFail)
         console.started(configuration: options.configuration, plan: options.plan, profile: definition)
+        var summary: RunSummary
         do {
-            // The console prints the text report when the run ended (RunOutput.runEnded).
-            _ = try await run.run(outputs: [console])
+            summary = try await run.run(outputs: [console, watch])
         } catch {
             FileHandle.standardError.write(Data("xmppload: the run failed: \(error)\n".utf8))
             throw ExitCode(ExitStatus.failure.rawValue)
         }
+        let evaluator = watch.evaluator
+        let verdict = evaluator.verdict(stopReason: summary.stopReason,
+                                        finalLost: summary.messages.lost > evaluator.lostInIntervals ? summary.messages.lost - evaluator.lostInIntervals : 0)
+        summary.apply(verdict)
+        do {
+            try Self.writeVerdict(summary, directory: ResultsDirectory(path: options.configuration.outputDirectory))
+        } catch {
+            FileHandle.standardError.write(Data("xmppload: could not write the verdict: \(error)\n".utf8))
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        console.finished(summary: summary)
+        let status = Self.exitStatus(verdict: verdict, stopReason: summary.stopReason)
+        if status == .failure { FileHandle.standardError.write(Data("xmppload: \(verdict.outcome.reason)\n".utf8)) }
+        if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    /// The run's exit status: 130 interrupted, 1 when it did not work at all, 99 a threshold failed.
+    static func exitStatus(verdict: Verdict, stopReason: String) -> ExitStatus {
+        if stopReason == StopReason.interrupted.rawValue { return .interrupted }
+        if verdict.outcome.failed { return .failure }
+        if !verdict.thresholdsPassed || stopReason == StopReason.thresholdsFailed.rawValue { return .thresholdsFailed }
+        return .success
+    }
+
+    /// Rewrites summary.json, the manifest's stop reason and report.html with the verdict.
+    static func writeVerdict(_ summary: RunSummary, directory: ResultsDirectory) throws {
+        try directory.writeSummary(summary)
+        if var manifest = try? directory.readManifest(), manifest.stopReason != summary.stopReason {
+            manifest.stopReason = summary.stopReason
+            try directory.writeManifest(manifest)
+        }
+        var merged = try MergedResults.load(directories: [directory.path])
+        merged.summary = summary
+        try directory.writeReport(HTMLReport.render(merged))
     }
 
     struct ResolvedOptions {
         var configuration: RunConfiguration
         var plan: LoadPlan
+        /// The profile's and the command line's thresholds, warm-up and the plan's end and target.
+        var evaluator: VerdictEvaluator
         /// The profile with the `--var` overrides applied.
         var definition: RunDefinition
         var runID: String?
@@ -273,6 +332,8 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             problems += error.messages
         }
+        let flagThresholds = Self.parseThresholds(thresholds, problems: &problems)
+        let warmupValue = LoadFlags.duration(warmup, flag: "--warmup", problems: &problems) ?? .zero
         guard problems.isEmpty, let plan = requestedPlan else {
             throw ValidationError(problems.joined(separator: "\n"))
         }
@@ -297,7 +358,36 @@ struct RunCommand: AsyncParsableCommand {
         configuration.endpoints = endpoints
         configuration.sourceAddresses = sourcePool
         configuration.startAt = startDate
-        return ResolvedOptions(configuration: configuration, plan: plan, definition: definition, runID: runId)
+        let evaluator = VerdictEvaluator(rules: (definition.thresholds + flagThresholds).map(VerdictRule.init),
+                                         warmup: warmupValue.seconds, loadEnd: plan.stopAfter?.seconds,
+                                         targetSessions: Self.targetUsers(plan))
+        return ResolvedOptions(configuration: configuration, plan: plan, evaluator: evaluator, definition: definition,
+                               runID: runId)
+    }
+
+    /// Parses `--threshold` texts; each problem becomes `--threshold 'TEXT': column N: message (hint)`.
+    static func parseThresholds(_ texts: [String], problems: inout [String]) -> [Threshold] {
+        var parsed: [Threshold] = []
+        for text in texts {
+            do {
+                parsed.append(try Threshold.parse(text))
+            } catch {
+                problems += error.problems.map { "--threshold '\(text)': \($0)" }
+            }
+        }
+        return parsed
+    }
+
+    /// The users a closed plan aims at (the largest phase's), for `sessions.online >= 95%`; nil for open plans.
+    static func targetUsers(_ plan: LoadPlan) -> Int? {
+        let targets = plan.phases.compactMap { phase -> Int? in
+            switch phase.model {
+            case .closed(let users, _): return users
+            case .rampingUsers(let from, let to): return max(from, to)
+            case .openConstant, .openRamping: return nil
+            }
+        }
+        return targets.max()
     }
 
     /// `XMPPLOAD_SERVERS=a:5222,b:5222` (comma or space separated; `,weight=W` attaches to the
@@ -395,5 +485,76 @@ struct RunCommand: AsyncParsableCommand {
         let parts = text.split(separator: "-")
         guard parts.count == 2, let first = Int(parts[0]), let last = Int(parts[1]), first <= last, first >= 0 else { return nil }
         return first...last
+    }
+}
+
+/// The run's threshold checker, one of its outputs: fed every interval, it asks the run to stop
+/// (once) when `--abort-on-fail` is set and a threshold fails after the warm-up.
+/// `@unchecked Sendable`: every access to the monitor holds `lock`.
+final class ThresholdWatch: RunOutput, @unchecked Sendable {
+    private let lock = NSLock()
+    private var monitor: ThresholdMonitor
+    private let abortOnFail: Bool
+    private var stopped = false
+
+    init(monitor: ThresholdMonitor, abortOnFail: Bool) {
+        self.monitor = monitor
+        self.abortOnFail = abortOnFail
+    }
+
+    /// Adds the interval; returns the first failing threshold when the run must stop now.
+    func observe(interval: IntervalSnapshot, cumulative: IntervalSnapshot) -> ThresholdResult? {
+        lock.withLock {
+            let failing = monitor.observe(interval: interval, cumulative: cumulative)
+            guard abortOnFail, !stopped, let first = failing.first else { return nil }
+            stopped = true
+            return first
+        }
+    }
+
+    var evaluator: VerdictEvaluator { lock.withLock { monitor.evaluator } }
+
+    func intervalEnded(_ interval: IntervalEnd) -> StopReason? {
+        guard let failed = observe(interval: interval.snapshot, cumulative: interval.cumulative) else { return nil }
+        FileHandle.standardError.write(Data("xmppload: threshold failed: \(failed.line) — stopping (--abort-on-fail)\n".utf8))
+        return .thresholdsFailed
+    }
+
+    /// The verdict is applied by the command once the run returned.
+    func runEnded(_ end: RunEnd) {}
+}
+
+extension VerdictRule {
+    /// The evaluator's form of a parsed threshold.
+    init(_ threshold: Threshold) {
+        let measure: VerdictMeasure
+        switch threshold.quantity {
+        case .latency(let metric, let statistic):
+            switch statistic {
+            case .count: measure = .latencyCount(metric: metric)
+            case .rate: measure = .latencyRate(metric: metric)
+            default: measure = .latencyPercentile(metric: metric, percentile: statistic.percentile ?? 100, label: statistic.rawValue)
+            }
+        case .errorsRate: measure = .errorsRate
+        case .errorsCount: measure = .errorsCount
+        case .messagesLost: measure = .messagesLost
+        case .messagesLoss: measure = .messagesLoss
+        case .sessionsOnline: measure = .sessionsOnline
+        case .sessionsFailed: measure = .sessionsFailed
+        case .generatorRSS: measure = .generatorRSS
+        case .generatorCPU: measure = .generatorCPU
+        case .droppedArrivals: measure = .droppedArrivals
+        }
+        let unit: VerdictUnit
+        switch threshold.unit {
+        case .milliseconds: unit = .milliseconds
+        case .count: unit = .count
+        case .fraction: unit = .fraction
+        case .perSecond: unit = .perSecond
+        case .bytes: unit = .bytes
+        case .fractionPerHour: unit = .fractionPerHour
+        }
+        self.init(measure: measure, comparison: VerdictComparison(rawValue: threshold.comparison.rawValue) ?? .less,
+                  bound: threshold.bound, unit: unit, window: threshold.window, isTrend: threshold.isTrend, text: threshold.text)
     }
 }

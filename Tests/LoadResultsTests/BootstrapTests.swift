@@ -29,7 +29,7 @@ import Testing
 
     static let tolerances = Tolerances(["p50": 5, "p90": 5, "p99": 10, "throughput": 5])
 
-    static func verdicts(_ baseline: [MeasuredUnit], _ candidate: [MeasuredUnit]) -> [String: Verdict] {
+    static func verdicts(_ baseline: [MeasuredUnit], _ candidate: [MeasuredUnit]) -> [String: ChangeVerdict] {
         let rows = Comparison.rows(baseline: baseline, candidate: candidate, tolerances: tolerances, bootstrap: Bootstrap(resamples: 400, seed: 7))
         return Dictionary(uniqueKeysWithValues: rows.map { ($0.metric.key, $0.verdict) })
     }
@@ -104,15 +104,15 @@ import Testing
     }
 
     @Test(arguments: [
-        (low: 12.0, high: 40.0, higherIsWorse: true, verdict: Verdict.regressed),
+        (low: 12.0, high: 40.0, higherIsWorse: true, verdict: ChangeVerdict.regressed),
         (low: 3.0, high: 40.0, higherIsWorse: true, verdict: .noSignificantChange),
         (low: -40.0, high: -12.0, higherIsWorse: true, verdict: .improved),
         (low: -40.0, high: -12.0, higherIsWorse: false, verdict: .regressed),
         (low: 12.0, high: 40.0, higherIsWorse: false, verdict: .improved),
         (low: -9.0, high: 9.0, higherIsWorse: false, verdict: .noSignificantChange),
     ])
-    func verdictRule(low: Double, high: Double, higherIsWorse: Bool, verdict: Verdict) {
-        #expect(Verdict.judge(low: low, high: high, tolerance: 10, higherIsWorse: higherIsWorse) == verdict)
+    func verdictRule(low: Double, high: Double, higherIsWorse: Bool, verdict: ChangeVerdict) {
+        #expect(ChangeVerdict.judge(low: low, high: high, tolerance: 10, higherIsWorse: higherIsWorse) == verdict)
     }
 }
 

@@ -22,7 +22,7 @@ import Testing
         let runSummary = RunSummary(runID: directory, profile: "compare", startedAt: Date(timeIntervalSince1970: 0),
                                     endedAt: Date(timeIntervalSince1970: 20), stopReason: stopReason, total: total,
                                     healths: [health], peakConcurrent: 100, ledger: LedgerCounts())
-        return MeasuredRun(directory: directory, manifest: manifest, outcome: summary ? RunOutcome(runSummary) : nil, intervals: [MeasuredUnit(total)])
+        return MeasuredRun(directory: directory, manifest: manifest, outcome: summary ? SummaryOutcome(runSummary) : nil, intervals: [MeasuredUnit(total)])
     }
 
     @Test func identicalSetUpsAreComparable() {

@@ -18,7 +18,7 @@ struct ProfileDecoder {
     /// Variables the engine provides to every session.
     static let engineVariables = SessionVariable.allCases.map(\.rawValue)
 
-    static let topLevelKeys = ["name", "description", "login", "repeat", "reconnect", "keepalive", "step_timeout", "variables", "steps", "load", "mix"]
+    static let topLevelKeys = ["name", "description", "login", "repeat", "reconnect", "keepalive", "step_timeout", "variables", "steps", "load", "mix", "thresholds"]
     static let stepModifiers = ["name", "on_error", "timeout"]
     /// Every step key, in the order `check`'s hints list them (from `StepKind.table`).
     static let actionKeys = StepKind.table.map(\.key)
@@ -200,15 +200,16 @@ struct ProfileDecoder {
         guard let root = mapping(node, "a profile") else { return nil }
         checkKeys(root, allowed: Self.topLevelKeys, "the profile")
         let plan = root["load"].flatMap { decodeLoad($0) }
+        let thresholds = root["thresholds"].map { decodeThresholds($0) } ?? []
         if let mixNode = root["mix"] {
             for key in ["steps", "login", "repeat", "reconnect", "keepalive", "step_timeout"] where root[key] != nil {
                 problem(root[key], "'\(key)' has no effect in a mix file", hint: "put it in the profiles the mix lists")
             }
             let profiles = decodeMix(mixNode, depth: depth)
-            return profiles.map { RunDefinition(profiles: $0, plan: plan, source: file) }
+            return profiles.map { RunDefinition(profiles: $0, plan: plan, thresholds: thresholds, source: file) }
         }
         guard let profile = decodeProfile(root) else { return nil }
-        return RunDefinition(profiles: [WeightedProfile(weight: 1, profile: profile, path: file, bytes: bytes)], plan: plan, source: file)
+        return RunDefinition(profiles: [WeightedProfile(weight: 1, profile: profile, path: file, bytes: bytes)], plan: plan, thresholds: thresholds, source: file)
     }
 
     mutating func decodeProfile(_ root: Node.Mapping) -> Profile? {

@@ -86,11 +86,14 @@ public struct WeightedProfile: Sendable, Equatable {
 public struct RunDefinition: Sendable, Equatable {
     public var profiles: [WeightedProfile]
     public var plan: LoadPlan?
+    /// The file's `thresholds:` (each parsed once); the command line's `--threshold`s add to them.
+    public var thresholds: [Threshold]
     public var source: String
 
-    public init(profiles: [WeightedProfile], plan: LoadPlan?, source: String) {
+    public init(profiles: [WeightedProfile], plan: LoadPlan?, thresholds: [Threshold] = [], source: String) {
         self.profiles = profiles
         self.plan = plan
+        self.thresholds = thresholds
         self.source = source
     }
 }

@@ -18,7 +18,7 @@ public enum CompareHTMLReport {
             for problem in comparison.problems { body += "<li>\(esc(problem))</li>" }
             body += "</ul></div>"
         }
-        body += "<h2>Verdict: \(esc(comparison.outcome.rawValue))</h2>"
+        body += "<h2>ChangeVerdict: \(esc(comparison.outcome.rawValue))</h2>"
         body += table(comparison)
 
         let baseUnits = baseline.flatMap(\.intervals), candUnits = candidate.flatMap(\.intervals)

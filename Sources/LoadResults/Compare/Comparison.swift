@@ -44,7 +44,7 @@ public struct Comparison: Codable, Sendable {
         public var low: Double?
         public var high: Double?
         public var tolerance: Double
-        public var verdict: Verdict
+        public var verdict: ChangeVerdict
         /// The interval came from resampling single recordings (a side had too few units).
         public var ofRecordings = false
         enum CodingKeys: String, CodingKey {
@@ -189,7 +189,7 @@ public struct Comparison: Codable, Sendable {
         }
         return Row(metric: metric, baseline: estimate.baseline, candidate: estimate.candidate, change: estimate.change,
                    low: estimate.low, high: estimate.high, tolerance: tolerance,
-                   verdict: Verdict.judge(low: estimate.low, high: estimate.high, tolerance: tolerance,
+                   verdict: ChangeVerdict.judge(low: estimate.low, high: estimate.high, tolerance: tolerance,
                                           higherIsWorse: metric.higherIsWorse),
                    ofRecordings: estimate.ofRecordings)
     }

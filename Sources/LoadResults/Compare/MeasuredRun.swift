@@ -10,10 +10,10 @@ public struct MeasuredRun: Sendable {
     public var directory: String
     public var manifest: RunManifest?
     /// From `summary.json`; nil when the run wrote none (it did not complete).
-    public var outcome: RunOutcome?
+    public var outcome: SummaryOutcome?
     public var intervals: [MeasuredUnit]
 
-    public init(directory: String, manifest: RunManifest?, outcome: RunOutcome?, intervals: [MeasuredUnit]) {
+    public init(directory: String, manifest: RunManifest?, outcome: SummaryOutcome?, intervals: [MeasuredUnit]) {
         self.directory = directory
         self.manifest = manifest
         self.outcome = outcome
@@ -26,7 +26,7 @@ public struct MeasuredRun: Sendable {
         guard FileManager.default.fileExists(atPath: intervalsPath) else { throw ResultsError.notAResultsDirectory(path) }
         let manifest = try? directory.readManifest()
         let outcome = try? ResultsDirectory.decoder.decode(
-            RunOutcome.self, from: Data(contentsOf: URL(fileURLWithPath: directory.file(ResultsDirectory.summaryFile))))
+            SummaryOutcome.self, from: Data(contentsOf: URL(fileURLWithPath: directory.file(ResultsDirectory.summaryFile))))
         let data = try Data(contentsOf: URL(fileURLWithPath: intervalsPath))
         var intervals: [MeasuredUnit] = []
         for line in data.split(separator: 0x0A) where !line.isEmpty {

@@ -102,12 +102,19 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var stanzas: [String: UInt64]
     public var errors: [String: UInt64]
     public var generator: Generator
+    /// Every threshold with its value and pass/fail (absent when the run had none).
+    public var thresholds: [ThresholdResult]?
+    /// Trend findings (login/message p99, error rate, generator RSS) after the warm-up.
+    public var findings: [TrendFinding]?
+    /// The run's own verdict (did sessions log in; did the load run as planned).
+    public var verdict: RunOutcome?
 
     enum CodingKeys: String, CodingKey {
         case runID = "run_id", profile, startedAt = "started_at", endedAt = "ended_at"
         case durationSeconds = "duration_s", stopReason = "stop_reason", sessions
         case latencyMilliseconds = "latency_ms", serviceLatencyMilliseconds = "service_latency_ms"
         case messages, bytes, accounts, rooms, stanzas, errors, generator
+        case thresholds, findings, verdict
     }
 
     /// Builds the summary from the run's accumulated snapshot and its intervals.

@@ -26,6 +26,7 @@ public enum HTMLReport {
         if summary.generator.saturated {
             body += "<p class=\"warn\">The generator saturated in \(summary.generator.saturatedIntervals) interval(s): those latencies measure the generator, not the server.</p>"
         }
+        body += verdictSection(summary)
         body += tables(summary)
 
         let time: (IntervalPoint) -> Double = { $0.end }

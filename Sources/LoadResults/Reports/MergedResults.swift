@@ -79,6 +79,10 @@ public struct MergedResults: Sendable {
                              startedAt: started, endedAt: ended,
                              stopReason: summaries.first?.stopReason ?? manifests.first?.stopReason ?? "unknown",
                              total: total, healths: timeline.healths, peakConcurrent: peak, ledger: ledger)
+        // One run's verdict (thresholds, findings, outcome) survives `report`; merged generators have none yet.
+        if directories.count == 1, let only = summaries.first {
+            (summary.thresholds, summary.findings, summary.verdict) = (only.thresholds, only.findings, only.verdict)
+        }
         self.directories = directories
         self.manifests = manifests
         self.points = timeline.points

@@ -53,6 +53,8 @@ public enum TextReport {
             line("WARNING: the generator saturated in \(g.saturatedIntervals) interval(s) (loop lag p99 > \(Int(GeneratorHealth.lagLimitMilliseconds)) ms or CPU > \(Int(GeneratorHealth.cpuLimitFraction * 100)) %):")
             line("         those latencies measure the generator, not the server.")
         }
+        // Verdict: the run's own outcome, thresholds and trend findings (RunSummary+Verdict).
+        if !summary.verdictText.isEmpty { out += "\n" + summary.verdictText }
         return out
     }
 

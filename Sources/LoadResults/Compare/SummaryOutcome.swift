@@ -1,7 +1,7 @@
 /// What `compare` needs from a run's `summary.json`: how it ended, how many intervals the generator
 /// saturated in and the final message losses. Decoded leniently (only these keys), so summaries
 /// written by older versions, whose schema lacked later keys, still compare.
-public struct RunOutcome: Decodable, Sendable, Equatable {
+public struct SummaryOutcome: Decodable, Sendable, Equatable {
     public var stopReason: String
     public var saturatedIntervals: Int
     public var messagesLost: UInt64

@@ -3,13 +3,13 @@
 /// Regressed when the whole interval lies beyond the tolerance on the worse side (up for latency,
 /// errors and loss; down for throughput and fan-out); improved when it lies wholly beyond the
 /// tolerance on the better side; otherwise no significant change. Not measured: a side has no data.
-public enum Verdict: String, Codable, Sendable, CaseIterable {
+public enum ChangeVerdict: String, Codable, Sendable, CaseIterable {
     case improved
     case regressed
     case noSignificantChange = "no significant change"
     case notMeasured = "not measured"
 
-    public static func judge(low: Double, high: Double, tolerance: Double, higherIsWorse: Bool) -> Verdict {
+    public static func judge(low: Double, high: Double, tolerance: Double, higherIsWorse: Bool) -> ChangeVerdict {
         let worseLow = higherIsWorse ? low : -high, worseHigh = higherIsWorse ? high : -low
         if worseLow > tolerance { return .regressed }
         if worseHigh < -tolerance { return .improved }

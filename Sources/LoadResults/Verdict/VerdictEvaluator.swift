@@ -1,0 +1,231 @@
+/// Judges a run's thresholds and trends from its interval snapshots, fed one at a time (live, for
+/// `--abort-on-fail`, or from `intervals.jsonl`). Pure: no clock, no I/O.
+///
+/// Rules (docs/RESULTS.md, "Verdict"):
+/// - An interval is judged when it starts at or after the warm-up (`warmup`, seconds since start).
+/// - Whole-run rules use every judged interval added up; `over W` rules cut the judged time into
+///   consecutive windows of W (the last, shorter one is judged only if no full window exists) and
+///   report the worst; every window must pass.
+/// - `sessions.online` and trends use judged intervals whose midpoint is before the load's end
+///   (`loadEnd`; without one, every interval but the last), so the final log-out does not count.
+/// - Trends: least-squares slope of per-interval values against time in hours (`TrendLine`).
+/// Memory: one accumulated snapshot per distinct window length plus a few numbers per interval.
+public struct VerdictEvaluator: Sendable {
+    public let rules: [VerdictRule]
+    public let warmup: Double
+    public let loadEnd: Double?
+    public let targetSessions: Int?
+
+    /// Per-interval values for the trend findings and trend rules.
+    struct TrendPoint: Sendable {
+        var hours: Double
+        var values: [VerdictMeasure: Double]
+    }
+
+    struct WindowState: Sendable {
+        var span = VerdictSpan()
+        /// Per rule index: the worst window so far and how many windows were judged.
+        var worst: [Int: ThresholdResult.Window] = [:]
+        var judged = 0
+    }
+
+    /// The measures of the trend findings, with their units.
+    public static let findingMeasures: [(VerdictMeasure, VerdictUnit)] = [
+        (.latencyPercentile(metric: "login", percentile: 99, label: "p99"), .milliseconds),
+        (.latencyPercentile(metric: "message", percentile: 99, label: "p99"), .milliseconds),
+        (.errorsRate, .fraction),
+        (.generatorRSS, .bytes),
+    ]
+
+    private var whole = VerdictSpan()
+    private var everything = VerdictSpan()
+    private var windows: [Double: WindowState] = [:]
+    private var points: [TrendPoint] = []
+    private var pendingOnline: IntervalSnapshot?
+    private var firstActivity: IntervalSnapshot?
+    private let trendMeasures: [VerdictMeasure]
+
+    public init(rules: [VerdictRule], warmup: Double = 0, loadEnd: Double? = nil, targetSessions: Int? = nil) {
+        self.rules = rules
+        self.warmup = warmup
+        self.loadEnd = loadEnd
+        self.targetSessions = targetSessions
+        var measures = Self.findingMeasures.map(\.0)
+        for rule in rules where rule.isTrend && !measures.contains(rule.measure) { measures.append(rule.measure) }
+        trendMeasures = measures
+        for rule in rules { if let length = rule.window { windows[length] = WindowState() } }
+    }
+
+    /// Adds the next interval (in time order).
+    public mutating func add(_ interval: IntervalSnapshot) {
+        everything.add(interval, duringLoad: false)
+        if firstActivity == nil && (interval.counter(.sessionsLoggedIn) > 0 || interval.errorCount > 0) { firstActivity = interval }
+        guard interval.start >= warmup - 1e-6 else { return }
+        let duringLoad: Bool
+        if let loadEnd {
+            duringLoad = (interval.start + interval.end) / 2 < loadEnd
+        } else {
+            // Unknown end: an interval counts once another follows it.
+            if let pending = pendingOnline { commitLoadInterval(pending) }
+            pendingOnline = interval
+            duringLoad = false
+        }
+        whole.add(interval, duringLoad: duringLoad)
+        if duringLoad { points.append(point(for: interval)) }
+        for (length, var state) in windows {
+            state.span.add(interval, duringLoad: duringLoad)
+            if state.span.end - (state.span.start ?? 0) >= length - 1e-6 {
+                judgeWindow(&state, length: length)
+            }
+            windows[length] = state
+        }
+    }
+
+    private mutating func commitLoadInterval(_ interval: IntervalSnapshot) {
+        let online = interval.gauge("sessions_online")
+        whole.minimumOnline = min(whole.minimumOnline ?? online, online)
+        points.append(point(for: interval))
+        for (length, var state) in windows where state.span.start.map({ interval.start >= $0 - 1e-6 }) ?? false {
+            state.span.minimumOnline = min(state.span.minimumOnline ?? online, online)
+            windows[length] = state
+        }
+    }
+
+    private func point(for interval: IntervalSnapshot) -> TrendPoint {
+        var span = VerdictSpan()
+        span.add(interval, duringLoad: true)
+        var values: [VerdictMeasure: Double] = [:]
+        for measure in trendMeasures {
+            if let value = span.value(of: measure, rule: nil, targetSessions: targetSessions).value { values[measure] = value }
+        }
+        return TrendPoint(hours: (interval.start + interval.end) / 2 / 3600, values: values)
+    }
+
+    private func judgeWindow(_ state: inout WindowState, length: Double) {
+        state.judged += 1
+        for (index, rule) in rules.enumerated() where rule.window == length {
+            guard let value = state.span.value(of: rule.measure, rule: rule.unit, targetSessions: targetSessions).value else { continue }
+            let window = ThresholdResult.Window(start: state.span.start ?? 0, end: state.span.end, value: value)
+            if let worst = state.worst[index], rule.comparison.worse(worst.value, value, bound: rule.bound) == worst.value {
+                continue
+            }
+            state.worst[index] = window
+        }
+        state.span = VerdictSpan()
+    }
+
+    // MARK: - Results
+
+    /// Every rule's result so far. `final`: the run is over (judge a lone partial window, and add
+    /// `finalLost`, the losses only the end of the run revealed, to `messages.lost`/`loss`).
+    public func results(final: Bool, finalLost: UInt64 = 0) -> [ThresholdResult] {
+        rules.enumerated().map { index, rule in result(index: index, rule: rule, final: final, finalLost: finalLost) }
+    }
+
+    private func result(index: Int, rule: VerdictRule, final: Bool, finalLost: UInt64) -> ThresholdResult {
+        var result = ThresholdResult(threshold: rule.text, status: .noData, value: nil, unit: rule.unit, worstWindow: nil,
+                                     windows: nil, note: nil)
+        if rule.isTrend {
+            guard let line = trendLine(rule.measure) else {
+                result.note = "fewer than 3 intervals after the warm-up"
+                return result
+            }
+            guard let relative = line.relativeSlope else {
+                result.note = "the mean is 0"
+                return result
+            }
+            // Judged on the 95 % confidence interval, so noise does not fail a soak: `<` fails only
+            // when even the interval's low end breaks the bound, `>` when even its high end does.
+            let low = (line.slope - line.slopeMargin) / abs(line.meanY), high = (line.slope + line.slopeMargin) / abs(line.meanY)
+            let judged: Double
+            switch rule.comparison {
+            case .less, .lessOrEqual: judged = low
+            case .greater, .greaterOrEqual: judged = high
+            case .equal, .notEqual: judged = relative
+            }
+            result.value = relative
+            result.status = rule.passes(judged) ? .pass : .fail
+            result.note = "95 % CI \(VerdictUnit.fractionPerHour.format(low)) … \(VerdictUnit.fractionPerHour.format(high)) over \(line.count) intervals"
+            return result
+        }
+        if let length = rule.window, var state = windows[length] {
+            var worst = state.worst[index]
+            var judged = state.judged
+            if final && judged == 0 && !state.span.isEmpty {
+                judgeWindow(&state, length: length)
+                worst = state.worst[index]
+                judged = state.judged
+                result.note = "the judged time was shorter than one window"
+            }
+            result.windows = judged
+            guard let worst else {
+                result.note = judged == 0 ? "no complete window after the warm-up yet" : "no samples in any window"
+                return result
+            }
+            result.worstWindow = worst
+            result.value = worst.value
+            result.status = rule.passes(worst.value) ? .pass : .fail
+            return result
+        }
+        let measured = whole.value(of: rule.measure, rule: rule.unit, targetSessions: targetSessions,
+                                   extraLost: final ? finalLost : 0)
+        result.value = measured.value
+        result.note = measured.note
+        if let value = measured.value { result.status = rule.passes(value) ? .pass : .fail }
+        return result
+    }
+
+    private func trendLine(_ measure: VerdictMeasure) -> TrendLine? {
+        TrendLine(points: points.compactMap { point in point.values[measure].map { (x: point.hours, y: $0) } })
+    }
+
+    /// Trend findings for login p99, message p99, error rate and generator RSS (those with at least 3
+    /// intervals that measured them).
+    public func findings() -> [TrendFinding] {
+        Self.findingMeasures.compactMap { measure, unit in
+            trendLine(measure).map { TrendFinding(metric: measure.description, unit: unit, line: $0) }
+        }
+    }
+
+    /// The run's own verdict from everything it measured (warm-up included) and its stop reason.
+    public func outcome(stopReason: String) -> RunOutcome {
+        let total = everything.total
+        let started = total.counter(.sessionsStarted)
+        let loggedIn = total.counter(.sessionsLoggedIn)
+        let errorText = Self.topErrors(total.errors)
+        if started == 0 {
+            return RunOutcome(kind: .noSessionStarted, reason: "no session was started"
+                              + (total.counter(.droppedArrivals) > 0 ? " (\(total.counter(.droppedArrivals)) arrivals dropped)" : ""))
+        }
+        let onlyUnreachable = { (errors: [String: UInt64]) in
+            !errors.isEmpty && errors.keys.allSatisfy { RunOutcome.unreachableKinds.contains($0) }
+        }
+        if loggedIn == 0 {
+            if onlyUnreachable(total.errors) {
+                return RunOutcome(kind: .serverUnreachable, reason: "the server was unreachable: none of \(started) sessions could connect (\(errorText))")
+            }
+            return RunOutcome(kind: .noSessionLoggedIn, reason: "no session logged in: \(started) started" + (errorText.isEmpty ? "" : " (\(errorText))"))
+        }
+        if let first = firstActivity, first.counter(.sessionsLoggedIn) == 0, onlyUnreachable(first.errors) {
+            return RunOutcome(kind: .serverUnreachable,
+                              reason: "the server was unreachable at start: the first interval's sessions could not connect (\(Self.topErrors(first.errors)))")
+        }
+        if let reason = StopReason(rawValue: stopReason), !reason.ranAsPlanned {
+            return RunOutcome(kind: .cutShort, reason: "the run was cut short (\(reason.rawValue)); \(loggedIn) sessions logged in")
+        }
+        return RunOutcome(kind: .ranAsPlanned, reason: "\(loggedIn) of \(started) sessions logged in; the load ran as planned")
+    }
+
+    /// The whole verdict at the end of the run.
+    public func verdict(stopReason: String, finalLost: UInt64 = 0) -> Verdict {
+        Verdict(thresholds: results(final: true, finalLost: finalLost), findings: findings(), outcome: outcome(stopReason: stopReason))
+    }
+
+    /// Losses the intervals reported (for computing `finalLost` from the summary's ledger).
+    public var lostInIntervals: UInt64 { everything.total.ledger.lost }
+
+    static func topErrors(_ errors: [String: UInt64]) -> String {
+        errors.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(3)
+            .map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,74 @@
+/// Intervals added up for judging: the accumulated snapshot plus what accumulation does not keep
+/// (the lowest online count during the load, peak memory and CPU, the seconds covered).
+struct VerdictSpan: Sendable {
+    var total = IntervalSnapshot()
+    var seconds = 0.0
+    var intervals = 0
+    var start: Double?
+    var end = 0.0
+    /// Lowest `sessions_online` of the intervals that fell in the load phase.
+    var minimumOnline: Int64?
+    var peakRSS: UInt64?
+    var peakCPUPercent: Double?
+
+    var isEmpty: Bool { intervals == 0 }
+
+    mutating func add(_ interval: IntervalSnapshot, duringLoad: Bool) {
+        if intervals == 0 { total = interval } else { total.accumulate(interval) }
+        intervals += 1
+        seconds += max(0, interval.end - interval.start)
+        start = start ?? interval.start
+        end = interval.end
+        if duringLoad {
+            let online = interval.gauge("sessions_online")
+            minimumOnline = min(minimumOnline ?? online, online)
+        }
+        if let health = interval.health {
+            peakRSS = max(peakRSS ?? 0, health.rssBytes)
+            peakCPUPercent = max(peakCPUPercent ?? 0, health.cpuPercent)
+        }
+    }
+
+    /// The measure's value over this span, or nil and why not.
+    func value(of measure: VerdictMeasure, rule unit: VerdictUnit? = nil, targetSessions: Int?,
+               extraLost: UInt64 = 0) -> (value: Double?, note: String?) {
+        switch measure {
+        case .latencyPercentile(let metric, let percentile, _):
+            guard let histogram = total.latency[metric], histogram.count > 0 else { return (nil, "no \(metric) samples") }
+            return (percentile >= 100 ? Double(histogram.maxMicroseconds) / 1000 : histogram.milliseconds(atPercentile: percentile), nil)
+        case .latencyCount(let metric):
+            return (Double(total.latency[metric]?.count ?? 0), nil)
+        case .latencyRate(let metric):
+            guard seconds > 0 else { return (nil, "no time measured") }
+            return (Double(total.latency[metric]?.count ?? 0) / seconds, nil)
+        case .errorsRate:
+            let operations = total.counter(.sessionsStarted) + total.counter(.stepsCompleted)
+            let errors = total.errorCount
+            return (errors == 0 ? 0 : Double(errors) / Double(max(operations, 1)), nil)
+        case .errorsCount:
+            return (Double(total.errorCount), nil)
+        case .messagesLost:
+            return (Double(total.ledger.lost + extraLost), nil)
+        case .messagesLoss:
+            let sent = total.counter(.messagesSent)
+            let lost = total.ledger.lost + extraLost
+            guard sent > 0 else { return lost == 0 ? (0, "no messages sent") : (1, nil) }
+            return (Double(lost) / Double(sent), nil)
+        case .sessionsOnline:
+            guard let online = minimumOnline else { return (nil, "no interval during the load after the warm-up") }
+            guard unit == .fraction else { return (Double(online), nil) }
+            guard let target = targetSessions, target > 0 else {
+                return (nil, "the plan has no target number of users (open model): write an absolute number")
+            }
+            return (Double(online) / Double(target), nil)
+        case .sessionsFailed:
+            return (Double(total.counter(.sessionsFailed)), nil)
+        case .generatorRSS:
+            return (peakRSS.map { Double($0) }, peakRSS == nil ? "no generator health measured" : nil)
+        case .generatorCPU:
+            return (peakCPUPercent.map { $0 / 100 }, peakCPUPercent == nil ? "no generator health measured" : nil)
+        case .droppedArrivals:
+            return (Double(total.counter(.droppedArrivals)), nil)
+        }
+    }
+}
