@@ -25,6 +25,8 @@ public protocol SessionHost: AnyObject {
     func releaseAccount(_ slot: Int)
     /// A session moved between stages (for the loop's connecting/online gauges).
     func sessionStageChanged(from old: SessionStage, to new: SessionStage)
+    /// The probing session learned these facts about the server (fields it did not learn are nil).
+    func learned(_ facts: ServerFacts)
 }
 
 /// Where a session is in its life, as the gauges count it.

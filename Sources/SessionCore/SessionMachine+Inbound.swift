@@ -6,7 +6,7 @@ import XMPPCore
 /// the answers the current step waits for, MUC occupancy, and stamped messages.
 extension SessionMachine {
     mutating func handleStanza(_ stanza: XMLElement) {
-        if keepAliveAnswered(stanza) { return }
+        if keepAliveAnswered(stanza) || serverFactsAnswered(stanza) { return }
         if stanza.name == "message" { receivedMessage(stanza) }
         if stanza.name == "presence", let room, let from = stanza.attribute("from"), from.hasPrefix(room.jid + "/") {
             // Occupants of our room, as the room announces them (for the fan-out's expected receipts).

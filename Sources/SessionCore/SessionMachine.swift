@@ -114,6 +114,13 @@ public struct SessionMachine {
     var requestCounter: UInt32 = 0
     var room: (jid: String, nick: String)?
     var mucJoinRetries = 0
+    /// This session asks the server about itself once (XEP-0092, disco#info) and reports what its login
+    /// saw (stream features, SASL mechanism) for the run's manifest: one session per run.
+    public var probesServer = false
+    /// Stream features offered during the login (only while probing).
+    var offeredFeatures: [ServerFacts.StreamFeature] = []
+    /// The version and disco#info queries went out (once per session, not again after a reconnect).
+    var hasProbed = false
     /// The id and send time of our keep-alive ping awaiting its answer.
     var keepAlivePending: (id: String, sentAt: SessionInstant)?
     /// Nicks in our room (only while in one), for the fan-out's expected receipts.
@@ -225,6 +232,12 @@ public struct SessionMachine {
         host.recorder.increment(StanzaKind.of(element).inboundCounter)
         switch stage {
         case .loggingIn(var machine):
+            if probesServer, element.name == "features", element.namespace == XMPPNamespace.streams {
+                for case .element(let feature) in element.children {
+                    let offered = ServerFacts.StreamFeature(name: feature.name, namespace: feature.namespace)
+                    if !offeredFeatures.contains(offered) { offeredFeatures.append(offered) }
+                }
+            }
             let actions = machine.received(element)
             stage = .loggingIn(machine)
             perform(actions)
@@ -296,6 +309,9 @@ public struct SessionMachine {
             case .registered(let created):
                 host.recorder.increment(created ? .accountsCreated : .accountsExisted)
             case .loggedIn(let jid):
+                if probesServer, case .loggingIn(let machine) = stage {
+                    host.learned(ServerFacts(streamFeatures: offeredFeatures, saslMechanism: machine.chosenMechanism?.name))
+                }
                 loggedIn(jid: jid)
             case .fail(let error):
                 end(.login(error))
@@ -325,6 +341,7 @@ public struct SessionMachine {
         timeout = nil
         keepAlivePending = nil
         armKeepAlive()
+        if probesServer { askServerAboutItself() }
         // The login instruction completed; the next step is due now.
         advance(to: firstInstructionAfterLogin, intended: now)
         runProgram()

@@ -52,8 +52,10 @@ import Testing
             #expect(summary.messages.duplicated == 0)
             #expect(summary.messages.sent <= 3 * sessions.loggedIn)
             // Errors, if any, are the kinds a loaded machine produces, never protocol or XML failures.
-            // (message-service-unavailable: a random target went offline between the pick and the delivery.)
-            let loadKinds = ["timeout-", "dropped-", "stopped-at-deadline", "message-no-online-target", "message-service-unavailable"]
+            // (message-service-unavailable: a random target went offline between the pick and the delivery;
+            // connect-timeout and connection-reset: a starved server's accept backlog overflowed.)
+            let loadKinds = ["timeout-", "dropped-", "stopped-at-deadline", "message-no-online-target", "message-service-unavailable",
+                             "connect-timeout", "connection-reset"]
             #expect(summary.errors.keys.allSatisfy { kind in loadKinds.contains { kind.hasPrefix($0) } }, "errors: \(summary.errors)")
             // Sanity floor, not a speed claim: 1,000 logins over 10 s is well inside what the local
             // Prosody sustains (about 130 logins/s on one core), so most must succeed and chat.

@@ -31,6 +31,9 @@ final class TestHost: SessionHost {
 
     func releaseAccount(_ slot: Int) { released.append(slot) }
 
+    var facts = ServerFacts()
+    func learned(_ more: ServerFacts) { facts.merge(more) }
+
     func sessionStageChanged(from old: SessionStage, to new: SessionStage) {
         if old == .connecting { connecting -= 1 }
         if old == .online { onlineGauge -= 1 }

@@ -210,6 +210,23 @@ import XMPPCore
         #expect(Self.within(latency?.maxMicroseconds, 2_010_000))
     }
 
+    @Test func theProbingSessionReportsWhatTheServerSaysAboutItself() throws {
+        var driver = try MachineDriver(profile: Self.profile("  - login\n  - stay_online"))
+        driver.machine.probesServer = true
+        try driver.logIn()
+        let queries = driver.sent().filter { $0.attribute("id")?.hasPrefix("xmppload-facts") == true }
+        #expect(queries.map { $0.attribute("id") } == ["xmppload-facts-version", "xmppload-facts-disco"])
+        try driver.receive("<iq type='result' id='xmppload-facts-version' from='load.test'><query xmlns='jabber:iq:version'><name>Prosody</name><version>0.12.3</version><os>Linux</os></query></iq>")
+        try driver.receive("<iq type='result' id='xmppload-facts-disco' from='load.test'><query xmlns='http://jabber.org/protocol/disco#info'><identity category='server' type='im' name='Prosody'/><feature var='urn:xmpp:ping'/><feature var='jabber:iq:version'/></query></iq>")
+        let facts = driver.host.facts
+        #expect(facts.softwareName == "Prosody" && facts.softwareVersion == "0.12.3" && facts.operatingSystem == "Linux")
+        #expect(facts.identities == [ServerFacts.Identity(category: "server", type: "im", name: "Prosody")])
+        #expect(facts.features == ["jabber:iq:version", "urn:xmpp:ping"])
+        #expect(facts.saslMechanism == "PLAIN")
+        #expect(facts.streamFeatures?.contains(ServerFacts.StreamFeature(name: "bind", namespace: XMPPNamespace.bind)) == true)
+        #expect(driver.host.recorder.takeSnapshot(start: 0, end: 1).counter(.stepsCompleted) == 0, "not the profile's steps")
+    }
+
     @Test func serverPingsAreAnsweredWhileWaiting() throws {
         var driver = try MachineDriver(profile: Self.profile("  - login\n  - stay_online"))
         try driver.logIn()

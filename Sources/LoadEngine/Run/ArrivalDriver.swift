@@ -135,8 +135,10 @@ final class ArrivalDriver {
                                        bareJID: "\(username)@\(configuration.domain)")
         var rng = SeededGenerator(seed: environment.seed, stream: UInt64(userIndex))
         let script = environment.pickScript(using: &rng)
-        let machine = SessionMachine(identity: identity, script: script, settings: environment.settings,
+        var machine = SessionMachine(identity: identity, script: script, settings: environment.settings,
                                      host: context, generator: rng, intendedStart: environment.instant(intended))
+        // The run's first session asks the server about itself, for the manifest (issue 14).
+        machine.probesServer = serial == 0
         liveSessions.increment()
         context.start(VirtualUser(machine: machine, loop: context, userIndex: userIndex, phase: phase,
                                   endpoint: environment.endpoint(forArrival: userIndex)))

@@ -143,6 +143,7 @@ public final class LoadRun: Sendable {
         let ledger = collector.finishLedger()
         let endedAt = Date()
         manifest.endedAt = endedAt
+        manifest.serverFacts = await loops.serverFacts()
         manifest.stopReason = sequence.reason.rawValue
         try directory.writeManifest(manifest)
         let summary = RunSummary(runID: runID, profile: manifest.profiles.map(\.name).joined(separator: "+"),

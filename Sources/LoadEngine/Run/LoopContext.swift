@@ -34,6 +34,8 @@ final class LoopContext: SessionHost, ByteCountSink {
     /// Set by the loop's `ArrivalDriver`: told about every session that ended.
     var sessionEndedHook: ((VirtualUser, Bool) -> Void)?
     private var churnTask: RepeatedTask?
+    /// What the run's probing session (if it is on this loop) learned about the server.
+    private(set) var serverFacts: ServerFacts?
     private var churnGenerator = SeededGenerator(seed: 0, stream: 0)
 
     init(eventLoop: any EventLoop, environment: RunEnvironment, loopIndex: Int) {
@@ -150,6 +152,12 @@ final class LoopContext: SessionHost, ByteCountSink {
         case .online: onlineCount += 1
         case .idle, .ended: break
         }
+    }
+
+    func learned(_ facts: ServerFacts) {
+        var known = serverFacts ?? ServerFacts()
+        known.merge(facts)
+        serverFacts = known
     }
 
     // MARK: - ByteCountSink

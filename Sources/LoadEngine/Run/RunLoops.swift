@@ -1,5 +1,6 @@
 import Atomics
 import LoadProfile
+import LoadResults
 import NIOCore
 
 /// The run's event loops, each with its `LoopContext` and `ArrivalDriver`, and the few things the
@@ -71,6 +72,20 @@ struct RunLoops {
             }.get()
         }
         return inFlight
+    }
+
+    /// What the probing session learned about the server (on whichever loop it ran).
+    func serverFacts() async -> ServerFacts? {
+        var facts: ServerFacts?
+        for (index, loop) in loops.enumerated() {
+            let context = contexts[index]
+            if let learned = try? await loop.submit({ context.value.serverFacts }).get() {
+                var merged = facts ?? ServerFacts()
+                merged.merge(learned)
+                facts = merged
+            }
+        }
+        return facts
     }
 
     private func onEveryLoop(_ body: @escaping @Sendable (ArrivalDriver, LoopContext) -> Void) async {

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOSSL
 import NIOTLS
+import LoadResults
 import SessionCore
 import XMPPCore
 
@@ -74,6 +75,12 @@ final class SessionChannelHandler: ChannelInboundHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+            if let captured = byteCounter.capture {
+                byteCounter.capture = nil
+                let version = try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self).tlsVersion
+                user.loop.learned(ServerFacts(tlsVersion: version.flatMap { $0 }.map(TLSServerHello.name),
+                                              tlsCipher: TLSServerHello.cipherSuite(in: captured)))
+            }
             user.connection(self, sent: .tlsEstablished)
             return
         }
@@ -134,6 +141,7 @@ final class SessionChannelHandler: ChannelInboundHandler {
         if needsFlush { context.flush() }
         isReading = false
         needsFlush = false
+        if user.machine.probesServer { byteCounter.capture = [] }
         try context.pipeline.syncOperations.addHandler(try tls.makeHandler(), position: .after(byteCounter))
     }
 
