@@ -37,6 +37,25 @@ import Testing
         #expect(try directory.readIntervals().isEmpty)
     }
 
+    /// /dev/full fails every write with ENOSPC, as a full disk does.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
+    func aFullDiskDoesNotEndTheRunAndKeepsABoundedBacklog() throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory.path) }
+        try directory.create()
+        try FileManager.default.createSymbolicLink(atPath: directory.file(ResultsDirectory.intervalsFile),
+                                                   withDestinationPath: "/dev/full")
+        let writer = try IntervalLogWriter(directory: directory)
+        for second in 0..<(IntervalLogWriter.maxPendingLines + 5) {
+            try writer.append(IntervalSnapshot(start: Double(second), end: Double(second + 1)))
+        }
+        #expect(writer.failedWrites == IntervalLogWriter.maxPendingLines + 5)
+        #expect(writer.pendingLines == IntervalLogWriter.maxPendingLines)
+        #expect(writer.droppedLines == 5)
+        #expect(writer.lastError != nil)
+        #expect(!writer.flush())
+    }
+
     @Test func theSpaceReserveIsSetAsideAndReleasedWithTheReport() throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
