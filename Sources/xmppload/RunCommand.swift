@@ -62,7 +62,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Stop the load after this long (e.g. 90s, 10m, 8h); sessions then log out.")
     var duration: String?
 
-    @Option(help: "TLS: starttls (default when offered), direct (e.g. port 5223) or none.")
+    @Option(help: "TLS: starttls (default; a server that does not offer it fails with tls-not-offered), direct (e.g. port 5223) or none (plaintext, explicit).")
     var tls: String?
 
     @Flag(help: "Accept self-signed or otherwise unverifiable server certificates (lab servers).")
