@@ -315,6 +315,12 @@ public struct SessionMachine {
                 loggedIn(jid: jid)
             case .fail(let error):
                 end(.login(error))
+            case .deriveKey(let request):
+                // HOOK (hostile): synchronous bridge; the lead derives on a thread pool instead.
+                guard case .loggingIn(var machine) = stage else { return }
+                let next = machine.keyDerived(Result { () throws(SASLError) in try request.derive() })
+                stage = .loggingIn(machine)
+                perform(next)
             }
         }
     }

@@ -18,7 +18,9 @@ struct ProvisionCommand: AsyncParsableCommand {
           xmppload provision --server 127.0.0.1:5222 --domain load.test --accounts 1-1000 \\
               --password secret --concurrency 50 --rosters --insecure
         Works where the server allows in-band registration (Openfire by default; Prosody and
-        ejabberd when enabled). Exit codes: 0 every account exists now, 1 some failed, 2 usage error.
+        ejabberd when enabled); a server that does not advertise it fails with register-not-offered.
+        The password comes from --password, --password-file or XMPPLOAD_PASSWORD.
+        Exit codes: 0 every account exists now, 1 some failed, 2 usage error.
         """
     )
 
@@ -26,7 +28,8 @@ struct ProvisionCommand: AsyncParsableCommand {
     @Option(help: "The XMPP domain.") var domain: String
     @Option(help: "Account numbers FROM-TO.") var accounts: String
     @Option(help: "Account name prefix.") var accountPrefix: String = "user"
-    @Option(help: "Password of the accounts.") var password: String
+    @Option(help: "Password of the accounts (prefer --password-file or XMPPLOAD_PASSWORD).") var password: String?
+    @Option(help: "Read the accounts' password from the first line of this file.") var passwordFile: String?
     @Option(help: "Registrations in flight at most.") var concurrency: Int = 50
     @Flag(help: "Also make neighbours (i, i+1) mutual roster contacts.") var rosters = false
     @Option(help: "TLS: starttls (default), direct or none.") var tls: String = "starttls"
@@ -34,10 +37,25 @@ struct ProvisionCommand: AsyncParsableCommand {
     @Option(help: "Where batch results go (default: a temporary directory, removed afterwards).") var out: String?
 
     func run() async throws {
-        guard let (host, port) = RunCommand.parseServer(server) else { throw ValidationError("--server must be HOST:PORT") }
-        guard let range = RunCommand.parseRange(accounts) else { throw ValidationError("--accounts must be FROM-TO") }
-        guard concurrency > 0 else { throw ValidationError("--concurrency must be positive") }
-        guard let tlsPolicy = TLSMode(rawValue: tls) else { throw ValidationError("--tls must be starttls, direct or none") }
+        var problems: [String] = []
+        let address = RunCommand.parseServer(server)
+        if address == nil { problems.append("--server must be HOST:PORT, got '\(server)'") }
+        let range = RunCommand.parseRange(accounts)
+        if range == nil {
+            problems.append("--accounts must be FROM-TO with 0 <= FROM <= TO <= \(RunCommand.maxAccountNumber), got '\(accounts)'")
+        }
+        if !(1...10_000).contains(concurrency) { problems.append("--concurrency must be 1 to 10000, got \(concurrency)") }
+        let tlsPolicy = TLSMode(rawValue: tls)
+        if tlsPolicy == nil { problems.append("--tls must be starttls, direct or none, got '\(tls)'") }
+        let environment = try ConnectionDefaults.load(file: nil)
+        let resolved = RunCommand.resolvePassword(flag: password, file: passwordFile, environment: environment.password,
+                                                  problems: &problems)
+        if resolved == nil && problems.isEmpty {
+            problems.append("a password is required: --password-file FILE, XMPPLOAD_PASSWORD or --password")
+        }
+        guard problems.isEmpty, let (host, port) = address, let range, let tlsPolicy, let password = resolved else {
+            throw ValidationError(problems.joined(separator: "\n"))
+        }
         let profile = try ProfileLoader.load(yaml: Self.profileYAML(rosters: rosters, prefix: accountPrefix, range: range), file: "provision")
         let base = out ?? FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-provision-\(UUID().uuidString.prefix(8))").path
         defer { if out == nil { try? FileManager.default.removeItem(atPath: base) } }
@@ -61,6 +79,10 @@ struct ProvisionCommand: AsyncParsableCommand {
         }
         Console.print("provisioned \(accountPrefix)\(range.lowerBound)..\(range.upperBound)@\(domain): created \(created), existed \(existed), failed \(failed)"
                       + (errors.isEmpty ? "" : "; errors: " + errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+        if errors["register-not-offered", default: 0] > 0 {
+            Console.print("hint: the server does not advertise in-band registration (XEP-0077); enable it "
+                          + "(Prosody: allow_registration = true; ejabberd: mod_register) or create the accounts another way")
+        }
         if failed > 0 { throw ExitCode(ExitStatus.failure.rawValue) }
     }
 

@@ -21,6 +21,8 @@ struct RunCommand: AsyncParsableCommand {
         set (as `scripts/local-server up` prints them), or from --server-env FILE. With no server at
         all, the domain's DNS SRV records (_xmpp-client._tcp, or _xmpps-client._tcp with --tls direct)
         name it, asked of --dns or the first nameserver of /etc/resolv.conf.
+        Prefer --password-file or XMPPLOAD_PASSWORD to --password: a command line is visible to
+        other users (stored command lines are redacted either way).
         Several generators: the same --run-id and --start-at, each its own --segment i/N.
         Thresholds (repeatable; also a top-level `thresholds:` list in the profile):
           --threshold 'login.p99 < 800ms' --threshold 'errors.rate < 0.1% over 10m'
@@ -68,8 +70,11 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Account name prefix.")
     var accountPrefix: String = "user"
 
-    @Option(help: "The password shared by the test accounts.")
+    @Option(help: "The password shared by the test accounts (prefer --password-file or XMPPLOAD_PASSWORD).")
     var password: String?
+
+    @Option(help: "Read the accounts' password from the first line of this file.")
+    var passwordFile: String?
 
     @Option(help: "Read XMPPLOAD_* connection details from this file (as written by scripts/local-server).")
     var serverEnv: String?
@@ -86,7 +91,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Stop the load after this long (e.g. 90s, 10m, 8h); sessions then log out.")
     var duration: String?
 
-    @Option(help: "TLS: starttls (default when offered), direct (e.g. port 5223) or none.")
+    @Option(help: "TLS: starttls (default; a server that does not offer it fails with tls-not-offered), direct (e.g. port 5223) or none (plaintext, explicit).")
     var tls: String?
 
     @Flag(help: "Accept self-signed or otherwise unverifiable server certificates (lab servers).")
@@ -101,8 +106,11 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Run generator i of N (0-based): arrivals n with n mod N = i and the i-th of N blocks of --accounts; N generators together run the plan once. Merge their results with `xmppload report DIR...`.", valueName: "i/N"))
     var segment: String?
 
-    @Option(help: "Results directory (default results/<timestamp>-<profile>).")
+    @Option(help: "Results directory (default results/<timestamp>-<profile>); one that holds a run is refused.")
     var out: String?
+
+    @Flag(help: "Replace the run already in --out.")
+    var overwrite = false
 
     @Option(help: "Snapshot interval (e.g. 5s).")
     var interval: String = "5s"
@@ -170,6 +178,13 @@ struct RunCommand: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("xmppload: waiting \(Int(wait.rounded())) s for --start-at \(Self.rfc3339(startAt))\n".utf8))
                 try await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
             }
+        }
+        let output = ResultsDirectory(path: options.configuration.outputDirectory)
+        do {
+            try output.create(overwrite: overwrite)
+        } catch let error as ResultsDirectoryError {
+            FileHandle.standardError.write(Data("xmppload: \(error)\n".utf8))
+            throw ExitCode(ExitStatus.usage.rawValue)
         }
         let run = LoadRun(configuration: options.configuration, definition: definition, plan: options.plan,
                           runID: options.runID)
@@ -288,7 +303,17 @@ struct RunCommand: AsyncParsableCommand {
         }
         let accountsText = accounts ?? environment.accounts ?? "1-\(sessions ?? 1)"
         var range = Self.parseRange(accountsText)
-        if range == nil { problems.append("--accounts must be FIRST-LAST with FIRST <= LAST, got '\(accountsText)'") }
+        if range == nil {
+            problems.append("--accounts must be FIRST-LAST with 0 <= FIRST <= LAST <= \(Self.maxAccountNumber), got '\(accountsText)'")
+        }
+        if let metricsPort, !(1...65535).contains(metricsPort) {
+            problems.append("--metrics-port must be 1 to 65535, got \(metricsPort)")
+        }
+        if let loops, !(1...Self.maxLoops).contains(loops) {
+            problems.append("--loops must be 1 to \(Self.maxLoops), got \(loops)")
+        }
+        let resolvedPassword = Self.resolvePassword(flag: password, file: passwordFile, environment: environment.password,
+                                                    problems: &problems)
         var segmentValue = Segment.whole
         if let segment {
             if let parsed = Segment(parsing: segment) {
@@ -343,11 +368,11 @@ struct RunCommand: AsyncParsableCommand {
         let interactive = !plain && isatty(STDOUT_FILENO) != 0
         var configuration = RunConfiguration(
             host: endpoints.first?.host ?? "", port: endpoints.first?.port ?? 0, domain: domain, accounts: range!, accountPrefix: accountPrefix,
-            password: password ?? environment.password ?? "secret", tls: tlsPolicy, insecure: insecure,
+            password: resolvedPassword ?? "secret", tls: tlsPolicy, insecure: insecure,
             mechanism: mechanism, outputDirectory: output, interval: intervalValue,
             maxArrivalLateness: latenessValue, metricsPort: metricsPort, messageGrace: graceValue,
             eventLoops: loops ?? ProcessInfo.processInfo.activeProcessorCount,
-            interactive: interactive, commandLine: CommandLine.arguments)
+            interactive: interactive, commandLine: CommandLineRedaction.redact(CommandLine.arguments))
         configuration.segment = segmentValue
         configuration.label = label
         configuration.tags = tagValues
@@ -481,10 +506,36 @@ struct RunCommand: AsyncParsableCommand {
         return host.isEmpty ? nil : (host, port)
     }
 
+    /// Largest account number accepted (account numbers travel as UInt32 in message ids).
+    static let maxAccountNumber = 999_999_999
+    /// Most event loops accepted.
+    static let maxLoops = 256
+
     static func parseRange(_ text: String) -> ClosedRange<Int>? {
-        let parts = text.split(separator: "-")
-        guard parts.count == 2, let first = Int(parts[0]), let last = Int(parts[1]), first <= last, first >= 0 else { return nil }
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let first = Int(parts[0]), let last = Int(parts[1]), first <= last, first >= 0,
+              last <= maxAccountNumber else { return nil }
         return first...last
+    }
+
+    /// The password from `--password`, `--password-file` or XMPPLOAD_PASSWORD (in that order; at most
+    /// one of the flags). A file gives its first line, without the line end.
+    static func resolvePassword(flag: String?, file: String?, environment: String?, problems: inout [String]) -> String? {
+        if flag != nil && file != nil {
+            problems.append("--password and --password-file are exclusive")
+        }
+        if let flag { return flag }
+        if let file {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                problems.append("--password-file: cannot read '\(file)'")
+                return nil
+            }
+            let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let password = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
+            if password.isEmpty { problems.append("--password-file: '\(file)' starts with an empty line") }
+            return password
+        }
+        return environment
     }
 }
 

@@ -158,9 +158,9 @@ private func errorKind(_ input: String, maxElementBytes: Int = 1 << 20) -> Strin
         let element = "<a>" + String(repeating: "x", count: 93) + "</a>"
         #expect(element.utf8.count == 100)
         #expect(try frame(header + element, maxElementBytes: 100) == ["open", element])
-        #expect(errorKind(header + element, maxElementBytes: 99) == "xml-too-large")
+        #expect(errorKind(header + element, maxElementBytes: 99) == "xml-limit-element-size")
         // The header is bounded by the same limit.
-        #expect(errorKind(header, maxElementBytes: 50) == "xml-too-large")
+        #expect(errorKind(header, maxElementBytes: 50) == "xml-limit-element-size")
     }
 
     @Test func incompleteElementBeyondTheLimitFailsBeforeItEnds() throws {
@@ -179,7 +179,7 @@ private func errorKind(_ input: String, maxElementBytes: Int = 1 << 20) -> Strin
                 break
             }
         }
-        #expect(thrown?.kind == "xml-too-large")
+        #expect(thrown?.kind == "xml-limit-element-size")
         #expect(framer.bufferedByteCount == 0)
     }
 

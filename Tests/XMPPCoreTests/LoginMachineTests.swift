@@ -17,6 +17,9 @@ import Testing
     static let featuresSASL = element("""
         <stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism><mechanism>SCRAM-SHA-1</mechanism></mechanisms></stream:features>
         """)
+    static let featuresRegisterSASL = element("""
+        <stream:features><register xmlns='http://jabber.org/features/iq-register'/><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism><mechanism>SCRAM-SHA-1</mechanism></mechanisms></stream:features>
+        """)
     static let featuresBind = element("""
         <stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/><session xmlns='urn:ietf:params:xml:ns:xmpp-session'><optional/></session></stream:features>
         """)
@@ -145,7 +148,7 @@ import Testing
     @Test func registrationConflictMeansTheAccountExists() throws {
         var machine = LoginMachine(configuration: Self.configuration(tls: .none, mechanism: .plain, register: true), keyCache: nil)
         _ = machine.start()
-        let actions = machine.received(Self.featuresSASL)
+        let actions = machine.received(Self.featuresRegisterSASL)
         #expect(actions.first == .enterPhase(.register))
         let request = try #require(Self.sent(actions, "iq"))
         let conflict = Self.element("<iq type='error' id='\(request.attribute("id")!)'><error type='cancel'><conflict xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error></iq>")

@@ -5,6 +5,11 @@ import Foundation
 /// Writing: the interval log is appended one line per interval with a direct write(2) (no user-space
 /// buffer), so a crash or kill -9 loses at most the interval in progress. Reading: `load` returns
 /// the manifest, intervals and summary of a directory, skipping a torn last line.
+///
+/// Results are never lost to a full disk: `create()` sets aside `reserveBytes` in a reserve file;
+/// when writing the manifest, summary or report fails, the reserve is released and the write tried
+/// again, so the (small) summary still fits. A directory that already holds a run is refused by
+/// `create()` unless `overwrite`, which first removes the old run's files.
 public struct ResultsDirectory: Sendable {
     public let path: String
 
@@ -12,6 +17,12 @@ public struct ResultsDirectory: Sendable {
     public static let intervalsFile = "intervals.jsonl"
     public static let summaryFile = "summary.json"
     public static let reportFile = "report.html"
+    /// Space set aside for the final files; removed when the report is written.
+    public static let reserveFile = ".space-reserve"
+    /// Bytes set aside by `create()` (4 MiB: a summary is a few KiB, a report well under 4 MiB).
+    public static let reserveBytes = 4 << 20
+    /// The files of a run; any of them present means the directory holds a run.
+    public static let runFiles = [manifestFile, intervalsFile, summaryFile, reportFile]
 
     public init(path: String) { self.path = path }
 
@@ -40,21 +51,66 @@ public struct ResultsDirectory: Sendable {
         return decoder
     }()
 
-    /// Creates the directory (and parents).
-    public func create() throws {
+    /// True when the directory already holds (part of) a run.
+    public var holdsRun: Bool {
+        Self.runFiles.contains { FileManager.default.fileExists(atPath: file($0)) }
+    }
+
+    /// Creates the directory (and parents) and sets aside the space reserve.
+    ///
+    /// - Parameter overwrite: when the directory already holds a run, remove its files first;
+    ///   without it such a directory is refused (`ResultsDirectoryError.holdsRun`), so two runs never
+    ///   mix in one `intervals.jsonl`.
+    public func create(overwrite: Bool = false) throws {
+        if holdsRun {
+            guard overwrite else { throw ResultsDirectoryError.holdsRun(path) }
+            for name in Self.runFiles where FileManager.default.fileExists(atPath: file(name)) {
+                try FileManager.default.removeItem(atPath: file(name))
+            }
+        }
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        reserveSpace()
+    }
+
+    /// Writes the reserve file (best effort: a disk already full gets no reserve).
+    func reserveSpace() {
+        let descriptor = open(file(Self.reserveFile), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        if posix_fallocate(descriptor, 0, off_t(Self.reserveBytes)) != 0 {
+            _ = ftruncate(descriptor, 0)
+        }
+    }
+
+    /// Removes the reserve file; true when there was one to release.
+    @discardableResult
+    public func releaseReserve() -> Bool {
+        (try? FileManager.default.removeItem(atPath: file(Self.reserveFile))) != nil
+    }
+
+    /// Writes `data` atomically; on failure releases the reserve and tries once more.
+    func write(_ data: Data, to name: String) throws {
+        let url = URL(fileURLWithPath: file(name))
+        do {
+            try data.write(to: url, options: .atomic)
+        } catch {
+            guard releaseReserve() else { throw error }
+            try data.write(to: url, options: .atomic)
+        }
     }
 
     public func writeManifest(_ manifest: RunManifest) throws {
-        try Self.prettyEncoder.encode(manifest).write(to: URL(fileURLWithPath: file(Self.manifestFile)), options: .atomic)
+        try write(Self.prettyEncoder.encode(manifest), to: Self.manifestFile)
     }
 
     public func writeSummary(_ summary: RunSummary) throws {
-        try Self.prettyEncoder.encode(summary).write(to: URL(fileURLWithPath: file(Self.summaryFile)), options: .atomic)
+        try write(Self.prettyEncoder.encode(summary), to: Self.summaryFile)
     }
 
+    /// Writes the report, the last file of a run: the reserve is released afterwards.
     public func writeReport(_ html: String) throws {
-        try Data(html.utf8).write(to: URL(fileURLWithPath: file(Self.reportFile)), options: .atomic)
+        defer { releaseReserve() }
+        try write(Data(html.utf8), to: Self.reportFile)
     }
 
     /// Encodes one interval as a JSON line.
@@ -86,9 +142,26 @@ public struct ResultsDirectory: Sendable {
 }
 
 /// Appends interval lines to `intervals.jsonl`, one write(2) per line.
+///
+/// A failed write (disk full) does not end the run: the line is kept (up to `maxPendingLines`, the
+/// oldest dropped beyond) and written before the next one, `failedWrites` counts the failures and
+/// `droppedLines` the lines given up; `append` throws only when the line cannot be encoded.
 public final class IntervalLogWriter: @unchecked Sendable {
     // @unchecked: used by one task at a time (the run's collector loop); the handle is not shared.
     private let handle: FileHandle
+    /// Lines whose write failed, oldest first.
+    private var pending: [Data] = []
+    /// Most lines kept while the disk refuses writes.
+    public static let maxPendingLines = 720
+    /// Writes that failed so far.
+    public private(set) var failedWrites = 0
+    /// Lines dropped because `maxPendingLines` were already waiting.
+    public private(set) var droppedLines = 0
+    /// The last write error, for a report to the user.
+    public private(set) var lastError: String?
+
+    /// Lines waiting for the disk.
+    public var pendingLines: Int { pending.count }
 
     public init(directory: ResultsDirectory) throws {
         let path = directory.file(ResultsDirectory.intervalsFile)
@@ -102,8 +175,34 @@ public final class IntervalLogWriter: @unchecked Sendable {
         self.handle = handle
     }
 
+    /// Appends one interval (after any lines still pending); see the type's documentation.
     public func append(_ snapshot: IntervalSnapshot) throws {
-        try handle.write(contentsOf: ResultsDirectory.line(for: snapshot))
+        if pending.count >= Self.maxPendingLines {
+            pending.removeFirst()
+            droppedLines += 1
+        }
+        pending.append(try ResultsDirectory.line(for: snapshot))
+        flush()
+    }
+
+    /// Writes pending lines in order; stops at the first failure. True when none is left.
+    @discardableResult
+    public func flush() -> Bool {
+        while let line = pending.first {
+            let offset = handle.offsetInFile
+            do {
+                try handle.write(contentsOf: line)
+            } catch {
+                failedWrites += 1
+                lastError = "\(error)"
+                // Drop a torn partial line, so the next attempt starts at a line boundary.
+                try? handle.truncate(atOffset: offset)
+                try? handle.seek(toOffset: offset)
+                return false
+            }
+            pending.removeFirst()
+        }
+        return true
     }
 
     deinit { try? handle.close() }

@@ -101,6 +101,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var rooms: [String: RoomSummary]
     public var stanzas: [String: UInt64]
     public var errors: [String: UInt64]
+    /// Occurrences folded into `-other` keys per label family (`CardinalityCap`); nil when none.
+    public var folded: [String: UInt64]?
     public var generator: Generator
     /// Every threshold with its value and pass/fail (absent when the run had none).
     public var thresholds: [ThresholdResult]?
@@ -113,7 +115,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
         case runID = "run_id", profile, startedAt = "started_at", endedAt = "ended_at"
         case durationSeconds = "duration_s", stopReason = "stop_reason", sessions
         case latencyMilliseconds = "latency_ms", serviceLatencyMilliseconds = "service_latency_ms"
-        case messages, bytes, accounts, rooms, stanzas, errors, generator
+        case messages, bytes, accounts, rooms, stanzas, errors, folded, generator
         case thresholds, findings, verdict
     }
 
@@ -145,9 +147,10 @@ public struct RunSummary: Codable, Sendable, Equatable {
         }
         self.stanzas = stanzas
         errors = total.errors
+        folded = total.folded
         generator = Generator(
             cpuSeconds: healths.reduce(0) { $0 + $1.cpuSeconds },
-            peakRSSBytes: healths.map(\.rssBytes).max() ?? 0,
+            peakRSSBytes: healths.map { max($0.rssBytes, $0.peakRSSBytes ?? 0) }.max() ?? 0,
             maxLoopLagMilliseconds: Double(total.loopLag.maxMicroseconds) / 1000,
             droppedArrivals: total.counter(.droppedArrivals),
             saturated: healths.contains { $0.saturated },

@@ -24,12 +24,14 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
     public var ledger: LedgerCounts
     /// Group chat fan-out per room JID.
     public var rooms: [String: RoomFanout] = [:]
+    /// Occurrences folded into `-other` keys per label family (`CardinalityCap`); nil when none.
+    public var folded: [String: UInt64]?
     /// Message events for the ledger; not encoded.
     public var messageEvents = MessageEvents()
 
     enum CodingKeys: String, CodingKey {
         case start, end, counters, gauges, latency, serviceLatency = "service_latency", errors
-        case loopLag = "loop_lag", health, ledger, rooms
+        case loopLag = "loop_lag", health, ledger, rooms, folded
     }
 
     public init(from decoder: any Decoder) throws {
@@ -45,6 +47,7 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
         health = try container.decodeIfPresent(GeneratorHealth.self, forKey: .health)
         ledger = try container.decode(LedgerCounts.self, forKey: .ledger)
         rooms = try container.decodeIfPresent([String: RoomFanout].self, forKey: .rooms) ?? [:]
+        folded = try container.decodeIfPresent([String: UInt64].self, forKey: .folded)
     }
 
     public init(start: Double = 0, end: Double = 0) {
@@ -90,18 +93,28 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
 
     private mutating func addCommon(_ other: IntervalSnapshot) {
         counters.merge(other.counters, uniquingKeysWith: +)
-        errors.merge(other.errors, uniquingKeysWith: +)
+        var folded = self.folded ?? [:]
+        folded.merge(other.folded ?? [:], uniquingKeysWith: +)
+        for (kind, count) in other.errors
+        where CardinalityCap.add(kind, count, to: &errors, cap: CardinalityCap.errorKinds, combine: +) {
+            folded[CardinalityCap.errorsFamily, default: 0] += count
+        }
+        for (room, fanout) in other.rooms
+        where CardinalityCap.add(room, fanout, to: &rooms, cap: CardinalityCap.rooms, combine: { $0.adding($1) }) {
+            folded[CardinalityCap.roomsFamily, default: 0] += fanout.sent + fanout.received
+        }
+        self.folded = folded.isEmpty ? nil : folded
         for (name, histogram) in other.latency { latency[name, default: LatencyHistogram()].add(histogram) }
         for (name, histogram) in other.serviceLatency { serviceLatency[name, default: LatencyHistogram()].add(histogram) }
         loopLag.add(other.loopLag)
         ledger.add(other.ledger)
-        rooms.merge(other.rooms) { $0.adding($1) }
     }
 
     public static func == (lhs: IntervalSnapshot, rhs: IntervalSnapshot) -> Bool {
         lhs.start == rhs.start && lhs.end == rhs.end && lhs.counters == rhs.counters && lhs.gauges == rhs.gauges
             && lhs.latency == rhs.latency && lhs.serviceLatency == rhs.serviceLatency && lhs.errors == rhs.errors
             && lhs.loopLag == rhs.loopLag && lhs.health == rhs.health && lhs.ledger == rhs.ledger && lhs.rooms == rhs.rooms
+            && lhs.folded == rhs.folded
     }
 }
 
@@ -174,7 +187,11 @@ public struct GeneratorHealth: Sendable, Equatable, Codable {
     /// CPU used by the whole process in this interval, in percent of one core.
     public var cpuPercent: Double
     public var cpuSeconds: Double
+    /// Resident memory when the interval ended, in bytes.
     public var rssBytes: UInt64
+    /// The process's peak resident memory so far (Linux VmHWM), in bytes; nil in older results.
+    /// Catches peaks between interval samples.
+    public var peakRSSBytes: UInt64?
     public var openFileDescriptors: Int
     public var loopLagP99Milliseconds: Double
     public var loopLagMaxMilliseconds: Double
@@ -184,7 +201,7 @@ public struct GeneratorHealth: Sendable, Equatable, Codable {
     public var saturated: Bool
 
     enum CodingKeys: String, CodingKey {
-        case cpuPercent = "cpu_percent", cpuSeconds = "cpu_seconds", rssBytes = "rss_bytes"
+        case cpuPercent = "cpu_percent", cpuSeconds = "cpu_seconds", rssBytes = "rss_bytes", peakRSSBytes = "peak_rss_bytes"
         case openFileDescriptors = "open_fds", loopLagP99Milliseconds = "loop_lag_p99_ms"
         case loopLagMaxMilliseconds = "loop_lag_max_ms", cores, saturated
     }
@@ -217,6 +234,9 @@ public struct GeneratorHealth: Sendable, Equatable, Codable {
                                      loopLagP99Milliseconds: max(a.loopLagP99Milliseconds, b.loopLagP99Milliseconds),
                                      loopLagMaxMilliseconds: max(a.loopLagMaxMilliseconds, b.loopLagMaxMilliseconds),
                                      cores: a.cores + b.cores)
+        if a.peakRSSBytes != nil || b.peakRSSBytes != nil {
+            result.peakRSSBytes = (a.peakRSSBytes ?? a.rssBytes) + (b.peakRSSBytes ?? b.rssBytes)
+        }
         result.saturated = a.saturated || b.saturated
         return result
     }
@@ -229,6 +249,9 @@ public struct GeneratorHealth: Sendable, Equatable, Codable {
         result.cpuSeconds = total.cpuSeconds + later.cpuSeconds
         result.cpuPercent = max(total.cpuPercent, later.cpuPercent)
         result.rssBytes = max(total.rssBytes, later.rssBytes)
+        if total.peakRSSBytes != nil || later.peakRSSBytes != nil {
+            result.peakRSSBytes = max(total.peakRSSBytes ?? 0, later.peakRSSBytes ?? 0)
+        }
         result.openFileDescriptors = max(total.openFileDescriptors, later.openFileDescriptors)
         result.loopLagP99Milliseconds = max(total.loopLagP99Milliseconds, later.loopLagP99Milliseconds)
         result.loopLagMaxMilliseconds = max(total.loopLagMaxMilliseconds, later.loopLagMaxMilliseconds)

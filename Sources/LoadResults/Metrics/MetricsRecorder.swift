@@ -13,6 +13,8 @@ public struct MetricsRecorder {
     private var loopLag = LatencyHistogram()
     private var events = MessageEvents()
     private var rooms: [String: RoomFanout] = [:]
+    /// Occurrences folded into `-other` keys per label family (`CardinalityCap`).
+    private var folded: [String: UInt64] = [:]
 
     public init(registry: MetricRegistry) {
         names = registry.names
@@ -39,8 +41,20 @@ public struct MetricsRecorder {
     /// A counter's value in the current interval.
     public func count(_ counter: Counter) -> UInt64 { counters[counter.rawValue] }
 
+    /// Counts one error; beyond `CardinalityCap.errorKinds` distinct kinds a new kind folds into
+    /// its `-other` key.
     public mutating func recordError(kind: String) {
-        errors[kind, default: 0] += 1
+        if CardinalityCap.add(kind, 1, to: &errors, cap: CardinalityCap.errorKinds, combine: +) {
+            folded[CardinalityCap.errorsFamily, default: 0] += 1
+        }
+    }
+
+    /// The room's key, folded beyond `CardinalityCap.rooms` distinct rooms.
+    private mutating func roomKey(_ room: String) -> String {
+        let (key, wasFolded) = CardinalityCap.key(for: room, present: rooms[room] != nil, count: rooms.count,
+                                                  cap: CardinalityCap.rooms)
+        if wasFolded { folded[CardinalityCap.roomsFamily, default: 0] += 1 }
+        return key
     }
 
     public mutating func setGauge(_ name: String, _ value: Int64) {
@@ -64,13 +78,14 @@ public struct MetricsRecorder {
     /// A groupchat message sent to `room` whose sender saw `occupants` occupants (itself included).
     public mutating func groupchatSent(room: String, occupants: Int) {
         counters[Counter.groupchatSent.rawValue] &+= 1
+        let room = roomKey(room)
         rooms[room, default: RoomFanout()].sent += 1
         rooms[room, default: RoomFanout()].expected += UInt64(max(occupants, 0))
     }
 
     public mutating func groupchatReceived(room: String) {
         counters[Counter.groupchatReceived.rawValue] &+= 1
-        rooms[room, default: RoomFanout()].received += 1
+        rooms[roomKey(room), default: RoomFanout()].received += 1
     }
 
     /// The interval's data; the recorder starts the next interval empty (gauges persist).
@@ -92,7 +107,9 @@ public struct MetricsRecorder {
         snapshot.loopLag = loopLag
         snapshot.messageEvents = events
         snapshot.rooms = rooms
+        snapshot.folded = folded.isEmpty ? nil : folded
         rooms = [:]
+        folded = [:]
         counters = Array(repeating: 0, count: counters.count)
         errors = [:]
         loopLag.reset()

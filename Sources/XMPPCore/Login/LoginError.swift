@@ -14,6 +14,7 @@ public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
         case bindFailed(condition: String)
         case sessionFailed(condition: String)
         case registrationFailed(condition: String)
+        case registrationNotOffered
         case protocolViolation(String)
         case streamClosed
     }
@@ -43,6 +44,8 @@ public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func sessionFailed(condition: String) -> LoginError { LoginError(.sessionFailed(condition: condition)) }
     /// In-band registration failed with a condition other than `conflict` (which means the account exists).
     public static func registrationFailed(condition: String) -> LoginError { LoginError(.registrationFailed(condition: condition)) }
+    /// Registration was asked for but the server's features do not advertise XEP-0077.
+    public static let registrationNotOffered = LoginError(.registrationNotOffered)
     /// The server sent something the protocol does not allow at this point.
     public static func protocolViolation(_ what: String) -> LoginError { LoginError(.protocolViolation(what)) }
     /// The server closed the stream (`</stream:stream>`) before the login finished.
@@ -60,6 +63,7 @@ public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
         case .bindFailed(let condition): return "bind-\(condition)"
         case .sessionFailed(let condition): return "session-\(condition)"
         case .registrationFailed(let condition): return "register-\(condition)"
+        case .registrationNotOffered: return "register-not-offered"
         case .protocolViolation: return "protocol-violation"
         case .streamClosed: return "stream-closed"
         }
@@ -74,11 +78,13 @@ public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
         case .sasl(_, let detail): return "SASL: \(detail)"
         case .noCommonMechanism(let offered):
             return "no usable SASL mechanism among those offered: \(offered.joined(separator: ", "))"
-        case .tlsRequiredButNotOffered: return "STARTTLS is required but the server does not offer it (use --tls none)"
+        case .tlsRequiredButNotOffered: return "STARTTLS is required (--tls starttls) but the server does not offer it; nothing was sent in cleartext (use --tls none to allow a plaintext login)"
         case .tlsRefused: return "the server refused STARTTLS"
         case .bindFailed(let condition): return "resource bind failed: <\(condition)/>"
         case .sessionFailed(let condition): return "session establishment failed: <\(condition)/>"
         case .registrationFailed(let condition): return "in-band registration failed: <\(condition)/>"
+        case .registrationNotOffered:
+            return "in-band registration (XEP-0077) is not offered by the server: registration is disabled there"
         case .protocolViolation(let what): return "protocol violation: \(what)"
         case .streamClosed: return "the server closed the stream"
         }

@@ -30,9 +30,17 @@ public struct LoginMachine {
         public var mechanism: SASLMechanism?
         /// Register the account with XEP-0077 before authenticating (`conflict` = already exists = fine).
         public var register: Bool
+        /// SCRAM iteration counts above this fail with `sasl-iteration-count` before any PBKDF2 work.
+        public var maxSCRAMIterations: Int
+        /// When true, a SCRAM key-cache miss returns `.deriveKey` (derive elsewhere, then call
+        /// `keyDerived(_:)`) instead of running PBKDF2 inside `received(_:)`.
+        public var deriveKeysElsewhere: Bool
 
         public init(domain: String, username: String, password: String, resource: String,
-                    tls: TLSPolicy = .startTLS, mechanism: SASLMechanism? = nil, register: Bool = false) {
+                    tls: TLSPolicy = .startTLS, mechanism: SASLMechanism? = nil, register: Bool = false,
+                    maxSCRAMIterations: Int = SCRAMClient.defaultMaxIterations, deriveKeysElsewhere: Bool = false) {
+            self.maxSCRAMIterations = maxSCRAMIterations
+            self.deriveKeysElsewhere = deriveKeysElsewhere
             self.domain = domain
             self.username = username
             self.password = password
@@ -63,12 +71,17 @@ public struct LoginMachine {
         case loggedIn(jid: String)
         /// Login failed; close the connection.
         case fail(LoginError)
+        /// Derive SCRAM keys for this request off the event loop (`SCRAMKeyRequest.derive()`), then
+        /// call `keyDerived(_:)` on the loop. Only with `Configuration.deriveKeysElsewhere`.
+        case deriveKey(SCRAMKeyRequest)
     }
 
     private enum Stage: Sendable { case initial, afterTLS, afterSASL }
 
     private enum SASLProgress {
         case scram(SCRAMClient, sentFinal: Bool)
+        /// Waiting for `keyDerived(_:)` for this request.
+        case derivingKeys(SCRAMClient, SCRAMKeyRequest)
         case simple
     }
 
@@ -200,9 +213,17 @@ public struct LoginMachine {
                 state = .awaitingProceed
                 return [.enterPhase(.tls), .send(XMLElement("starttls", namespace: XMPPNamespace.tls))]
             }
+            // No downgrade: STARTTLS mode never authenticates (or registers) over a stream the server
+            // left unencrypted; plaintext needs an explicit `--tls none`.
+            if stage == .initial, configuration.tls == .startTLS {
+                return finish(.tlsRequiredButNotOffered)
+            }
             let offered = features.firstChild(named: "mechanisms", namespace: XMPPNamespace.sasl)?
                 .children(named: "mechanism", namespace: XMPPNamespace.sasl).map(\.text) ?? []
             if configuration.register {
+                guard features.firstChild(named: "register", namespace: XMPPNamespace.registerFeature) != nil else {
+                    return finish(.registrationNotOffered)
+                }
                 pendingMechanisms = offered
                 let id = "reg1"
                 state = .awaitingRegistration(id: id)
@@ -240,7 +261,8 @@ public struct LoginMachine {
         switch mechanism.scramAlgorithm {
         case .some(let algorithm):
             let client = SCRAMClient(algorithm: algorithm, username: configuration.username,
-                                     password: configuration.password, cache: keyCache)
+                                     password: configuration.password, cache: keyCache,
+                                     maxIterations: configuration.maxSCRAMIterations)
             initialResponse = client.clientFirstMessage()
             state = .authenticating(.scram(client, sentFinal: false))
         case .none:
@@ -258,6 +280,24 @@ public struct LoginMachine {
         return [.enterPhase(.sasl), .send(auth)]
     }
 
+    /// Call with the outcome of a `.deriveKey` request (on the loop the machine lives on).
+    public mutating func keyDerived(_ result: Result<SCRAMKeys, SASLError>) -> [Action] {
+        guard case .authenticating(.derivingKeys(var client, let request)) = state else { return [] }
+        switch result {
+        case .success(let keys):
+            keyCache?.store(keys, for: request)
+            return sendClientFinal(&client, keys: keys)
+        case .failure(let error):
+            return finish(.sasl(kind: error.kind, detail: error.description))
+        }
+    }
+
+    private mutating func sendClientFinal(_ client: inout SCRAMClient, keys: SCRAMKeys) -> [Action] {
+        let final = client.clientFinalMessage(keys: keys)
+        state = .authenticating(.scram(client, sentFinal: true))
+        return [.send(XMLElement("response", namespace: XMPPNamespace.sasl, children: [.text(Self.base64(final))]))]
+    }
+
     private mutating func handleSASL(_ element: XMLElement, progress: SASLProgress) -> [Action] {
         switch element.name {
         case "challenge":
@@ -269,9 +309,17 @@ public struct LoginMachine {
             }
             do {
                 if !sentFinal {
-                    let final = try client.clientFinalMessage(serverFirst: data)
-                    state = .authenticating(.scram(client, sentFinal: true))
-                    return [.send(XMLElement("response", namespace: XMPPNamespace.sasl, children: [.text(Self.base64(final))]))]
+                    let request = try client.keyRequest(serverFirst: data)
+                    if let keys = keyCache?.cachedKeys(for: request) {
+                        return sendClientFinal(&client, keys: keys)
+                    }
+                    if configuration.deriveKeysElsewhere {
+                        state = .authenticating(.derivingKeys(client, request))
+                        return [.deriveKey(request)]
+                    }
+                    let keys = try request.derive()
+                    keyCache?.store(keys, for: request)
+                    return sendClientFinal(&client, keys: keys)
                 }
                 // Some servers send server-final-message as a challenge and an empty <success/> after it.
                 try client.verifyServerFinal(data)
@@ -281,6 +329,9 @@ public struct LoginMachine {
                 return finish(.sasl(kind: error.kind, detail: error.description))
             }
         case "success":
+            if case .derivingKeys = progress {
+                return finish(.sasl(kind: "sasl-server-signature", detail: "success before our SCRAM proof was sent"))
+            }
             if case .scram(let client, _) = progress {
                 guard let data = Self.decodeBase64(element.text), !data.isEmpty else {
                     return finish(.sasl(kind: "sasl-server-signature", detail: "success without the server's signature"))

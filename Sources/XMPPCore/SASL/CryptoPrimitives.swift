@@ -41,6 +41,16 @@ enum CryptoPrimitives {
         return Array(out.prefix(Int(length)))
     }
 
+    /// Whether `a` and `b` are equal, in time that depends only on their lengths (no early exit).
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for index in a.indices {
+            difference |= a[index] ^ b[index]
+        }
+        return difference == 0
+    }
+
     /// `count` bytes from libcrypto's CSPRNG: one call, no system call per byte (it reseeds itself).
     static func randomBytes(_ count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)

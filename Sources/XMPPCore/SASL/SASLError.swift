@@ -5,7 +5,7 @@ public struct SASLError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Reason: Hashable, Sendable {
         case malformed(String)
         case nonceMismatch
-        case iterationCount(String)
+        case iterationCount(String, limit: Int)
         case serverSignatureMismatch
         case serverError(String)
         case unsupportedExtension(String)
@@ -17,7 +17,7 @@ public struct SASLError: Error, Sendable, Hashable, CustomStringConvertible {
 
     static func malformed(_ what: String) -> SASLError { SASLError(.malformed(what)) }
     static let nonceMismatch = SASLError(.nonceMismatch)
-    static func iterationCount(_ value: String) -> SASLError { SASLError(.iterationCount(value)) }
+    static func iterationCount(_ value: String, limit: Int) -> SASLError { SASLError(.iterationCount(value, limit: limit)) }
     static let serverSignatureMismatch = SASLError(.serverSignatureMismatch)
     static func serverError(_ value: String) -> SASLError { SASLError(.serverError(value)) }
     static func unsupportedExtension(_ value: String) -> SASLError { SASLError(.unsupportedExtension(value)) }
@@ -39,7 +39,8 @@ public struct SASLError: Error, Sendable, Hashable, CustomStringConvertible {
         switch reason {
         case .malformed(let what): return "malformed SCRAM message: \(what)"
         case .nonceMismatch: return "the server nonce does not start with our client nonce"
-        case .iterationCount(let value): return "unacceptable iteration count '\(value)'"
+        case .iterationCount(let value, let limit):
+            return "unacceptable SCRAM iteration count '\(value)' (accepted: 1 to \(limit), LoginMachine.Configuration.maxSCRAMIterations)"
         case .serverSignatureMismatch: return "the server signature does not verify: the server does not know the password"
         case .serverError(let value): return "the server reported SCRAM error '\(value)'"
         case .unsupportedExtension(let value): return "mandatory SCRAM extension '\(value)' is not supported"

@@ -5,19 +5,8 @@
 /// One per event loop, used only on that loop: not `Sendable` and without a lock on purpose (the
 /// sessions of a loop run one at a time). Bounded: at most `capacity` entries, oldest evicted first.
 public final class SCRAMKeyCache {
-    /// The keys a client needs: ClientKey (to sign), StoredKey (H(ClientKey)), ServerKey (to verify).
-    struct Keys {
-        let clientKey: [UInt8]
-        let storedKey: [UInt8]
-        let serverKey: [UInt8]
-    }
-
-    private struct Key: Hashable {
-        let algorithm: SCRAMAlgorithm
-        let password: [UInt8]
-        let salt: [UInt8]
-        let iterations: Int
-    }
+    private typealias Key = SCRAMKeyRequest
+    typealias Keys = SCRAMKeys
 
     public let capacity: Int
     private var entries: [Key: Keys] = [:]
@@ -31,26 +20,31 @@ public final class SCRAMKeyCache {
         self.capacity = max(1, capacity)
     }
 
-    func keys(_ algorithm: SCRAMAlgorithm, password: [UInt8], salt: [UInt8], iterations: Int) throws(SASLError) -> Keys {
-        let key = Key(algorithm: algorithm, password: password, salt: salt, iterations: iterations)
-        if let keys = entries[key] {
-            hits += 1
-            return keys
-        }
-        let keys = try Self.derive(algorithm, password: password, salt: salt, iterations: iterations)
-        derivations += 1
-        if order.count >= capacity {
-            entries[order.removeFirst()] = nil
-        }
-        entries[key] = keys
-        order.append(key)
+    /// The cached keys for `request`, or nil (counted as neither hit nor derivation).
+    public func cachedKeys(for request: SCRAMKeyRequest) -> SCRAMKeys? {
+        guard let keys = entries[request] else { return nil }
+        hits += 1
         return keys
     }
 
-    static func derive(_ algorithm: SCRAMAlgorithm, password: [UInt8], salt: [UInt8], iterations: Int) throws(SASLError) -> Keys {
-        let salted = try CryptoPrimitives.pbkdf2(algorithm, password: password, salt: salt, iterations: iterations)
-        let clientKey = CryptoPrimitives.hmac(algorithm, key: salted, data: Array("Client Key".utf8))
-        return Keys(clientKey: clientKey, storedKey: CryptoPrimitives.hash(algorithm, clientKey),
-                    serverKey: CryptoPrimitives.hmac(algorithm, key: salted, data: Array("Server Key".utf8)))
+    /// Stores keys derived elsewhere (off the loop) for `request`, evicting the oldest entry if full.
+    public func store(_ keys: SCRAMKeys, for request: SCRAMKeyRequest) {
+        derivations += 1
+        guard entries[request] == nil else { return }
+        if order.count >= capacity {
+            entries[order.removeFirst()] = nil
+        }
+        entries[request] = keys
+        order.append(request)
+    }
+
+    /// The keys for `request`, derived here (on the calling thread) on a miss.
+    func keys(for request: SCRAMKeyRequest) throws(SASLError) -> SCRAMKeys {
+        if let keys = cachedKeys(for: request) {
+            return keys
+        }
+        let keys = try request.derive()
+        store(keys, for: request)
+        return keys
     }
 }

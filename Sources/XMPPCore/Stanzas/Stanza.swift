@@ -74,7 +74,9 @@ public enum Stanza {
         let container = element.name == "error" || element.name == "failure" ? element
             : (element.firstChild(named: "error", namespace: nil) ?? element)
         for child in container.elementChildren where child.namespace == conditionNamespace && child.name != "text" {
-            return child.name
+            // Only defined conditions become labels (bounded cardinality); others are undefined.
+            guard let defined = DefinedConditions.conditions(in: conditionNamespace) else { return child.name }
+            return defined.contains(child.name) ? child.name : "undefined-condition"
         }
         return "undefined-condition"
     }

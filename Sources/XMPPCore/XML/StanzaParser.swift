@@ -1,4 +1,9 @@
 import CLibXML2
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Parses complete stream headers and depth-1 elements (as cut out by `XMLStreamFramer`) into
 /// `StreamHeader` and `XMLElement` values, using two reused libxml2 parser contexts: one builds a
@@ -8,7 +13,11 @@ import CLibXML2
 /// One per event loop (a context costs ~12.7 KB; sessions share them): not `Sendable`, use it from one
 /// thread at a time. Each element is parsed with the stream header's namespace declarations in scope,
 /// by wrapping it in a synthetic root element that carries them, so `<stream:features>` resolves to
-/// `http://etherx.jabber.org/streams` and an unprefixed `<message>` to `jabber:client`.
+/// `http://etherx.jabber.org/streams` and an unprefixed `<message>` to `jabber:client`. The wrapper
+/// carries only the declarations the element can use (the default namespace and the prefixes whose
+/// `prefix:` occurs in its bytes), so a header's declarations are not re-parsed with every stanza;
+/// and a header with more than `XMLLimits.maxHeaderNamespaces` declarations is refused
+/// (`xml-limit-namespaces`).
 ///
 /// Safety: no network access (`XML_PARSE_NONET`), no entity substitution beyond the predefined
 /// entities and character references, DTDs refused (the parser stops at `<!DOCTYPE`), comments,
@@ -43,10 +52,20 @@ public final class StanzaParser {
     private var document: [UInt8] = []
     /// Namespace declarations and the wrapper start tag built from them for the last header seen.
     private var wrapperNamespaces: [XMLNamespaceDeclaration] = []
+    /// Which of `wrapperNamespaces` the wrapper start tag declares.
+    private var wrapperSelection: [Bool]? = []
     private var wrapperOpening: [UInt8] = Array("<w>".utf8)
     private static let wrapperClosing: [UInt8] = Array("</w>".utf8)
+    /// `prefix:` for each of `wrapperNamespaces` (empty for the default namespace and `xml`).
+    private var prefixPatterns: [[UInt8]] = []
+    /// The selection computed for the element being parsed (reused storage).
+    private var selection: [Bool] = []
 
-    public init() {
+    /// The bounds applied to headers (namespace declarations); the framer applies the others.
+    public let limits: XMLLimits
+
+    public init(limits: XMLLimits = .default) {
+        self.limits = limits
         _ = Self.libraryInitialized
         context = Self.makeContext(recordingInto: firstError)
         elementContext = Self.makeElementContext(builder: builder)
@@ -99,6 +118,15 @@ public final class StanzaParser {
             }
             attribute = current.pointee.next
         }
+        var declarationCount = 0
+        var counted = root.pointee.nsDef
+        while let current = counted {
+            declarationCount += 1
+            counted = current.pointee.next
+        }
+        guard declarationCount <= limits.maxHeaderNamespaces else {
+            throw .namespaceLimit(limits.maxHeaderNamespaces)
+        }
         var declaration = root.pointee.nsDef
         while let current = declaration {
             let prefix = current.pointee.prefix.map { String(cString: $0) } ?? ""
@@ -127,7 +155,18 @@ public final class StanzaParser {
     /// Parses one complete depth-1 element; see `parseElement(_:in:)` taking an array.
     public func parseElement(_ bytes: UnsafeRawBufferPointer, in header: StreamHeader) throws(XMPPStreamError) -> XMLElement {
         if header.namespaces != wrapperNamespaces {
-            rebuildWrapper(for: header.namespaces)
+            wrapperNamespaces = header.namespaces
+            prefixPatterns = header.namespaces.map { declaration in
+                declaration.prefix.isEmpty || declaration.prefix == "xml" ? [] : Array((declaration.prefix + ":").utf8)
+            }
+            wrapperSelection = nil
+        }
+        selection.removeAll(keepingCapacity: true)
+        for pattern in prefixPatterns {
+            selection.append(pattern.isEmpty || Self.contains(bytes, pattern))
+        }
+        if selection != wrapperSelection {
+            rebuildWrapper()
         }
         document.removeAll(keepingCapacity: true)
         document.append(contentsOf: wrapperOpening)
@@ -231,9 +270,27 @@ public final class StanzaParser {
         return text
     }
 
-    private func rebuildWrapper(for namespaces: [XMLNamespaceDeclaration]) {
+    /// Whether `pattern` (non-empty) occurs in `bytes`: memchr for its first byte, then a compare.
+    private static func contains(_ bytes: UnsafeRawBufferPointer, _ pattern: [UInt8]) -> Bool {
+        guard let base = bytes.baseAddress, let first = pattern.first, bytes.count >= pattern.count else { return false }
+        let lastStart = bytes.count - pattern.count
+        var start = 0
+        return pattern.withUnsafeBytes { needle in
+            while start <= lastStart {
+                guard let hit = memchr(base + start, Int32(first), lastStart - start + 1) else { return false }
+                let offset = base.distance(to: UnsafeRawPointer(hit))
+                if memcmp(base + offset, needle.baseAddress!, pattern.count) == 0 { return true }
+                start = offset + 1
+            }
+            return false
+        }
+    }
+
+    /// The wrapper start tag declaring the selected namespaces of the current header.
+    private func rebuildWrapper() {
         var opening = Array("<w".utf8)
-        for declaration in namespaces where declaration.prefix != "xml" {
+        for (declaration, selected) in zip(wrapperNamespaces, selection)
+        where selected && declaration.prefix != "xml" {
             opening.append(UInt8(ascii: " "))
             XMLEscaping.appendRaw(declaration.prefix.isEmpty ? "xmlns" : "xmlns:" + declaration.prefix, to: &opening)
             opening.append(contentsOf: [UInt8(ascii: "="), UInt8(ascii: "'")])
@@ -242,7 +299,7 @@ public final class StanzaParser {
         }
         opening.append(UInt8(ascii: ">"))
         wrapperOpening = opening
-        wrapperNamespaces = namespaces
+        wrapperSelection = selection
     }
 
     // MARK: - Header attributes

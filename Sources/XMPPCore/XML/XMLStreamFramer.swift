@@ -13,15 +13,44 @@
 /// Well-formedness beyond that (matching tag names, entities, encoding, namespaces) is checked by
 /// `StanzaParser`. It rejects, with a typed `XMPPStreamError`, what an XMPP stream must not contain:
 /// comments, processing instructions other than the initial XML declaration, DTDs, end tags at stream
-/// level that do not close the stream, non-whitespace text between depth-1 elements, and units larger
-/// than `maxElementBytes`. After an error the framer stays failed (every `next()` throws that error)
+/// level that do not close the stream, non-whitespace text between depth-1 elements; and, per
+/// `XMLLimits`, units larger than `maxElementBytes`, more unreturned bytes than `maxBufferedBytes`,
+/// nesting deeper than `maxDepth` and start tags with more than `maxAttributesPerElement` attributes
+/// (`xml-limit-*` kinds), so a hostile server costs each session bounded work and memory. After an error the framer stays failed (every `next()` throws that error)
 /// until `restart()`.
 ///
 /// Whitespace between depth-1 elements (keepalives) is skipped. After STARTTLS `<proceed/>` and after
 /// SASL `<success/>`, call `restart()`: the framer then expects a new stream header.
 public struct XMLStreamFramer: Sendable {
+    /// `XMLLimits` in 14 bytes, so the per-session framer stays a few words (values clamp to the
+    /// field widths: 4 GiB, 65,535).
+    private struct Bounds: Sendable {
+        var elementBytes: UInt32
+        var bufferedBytes: UInt32
+        var depth: UInt16
+        var attributes: UInt16
+        var headerNamespaces: UInt16
+
+        init(_ limits: XMLLimits) {
+            elementBytes = UInt32(clamping: limits.maxElementBytes)
+            bufferedBytes = UInt32(clamping: limits.maxBufferedBytes)
+            depth = UInt16(clamping: limits.maxDepth)
+            attributes = UInt16(clamping: limits.maxAttributesPerElement)
+            headerNamespaces = UInt16(clamping: limits.maxHeaderNamespaces)
+        }
+    }
+
+    private let bounds: Bounds
+
+    /// The bounds this framer enforces.
+    public var limits: XMLLimits {
+        XMLLimits(maxElementBytes: Int(bounds.elementBytes), maxBufferedBytes: Int(bounds.bufferedBytes),
+                  maxDepth: Int(bounds.depth), maxAttributesPerElement: Int(bounds.attributes),
+                  maxHeaderNamespaces: Int(bounds.headerNamespaces))
+    }
+
     /// Largest stream header or depth-1 element accepted, in bytes.
-    public let maxElementBytes: Int
+    public var maxElementBytes: Int { Int(bounds.elementBytes) }
 
     /// Where the stream is, as far as framing is concerned.
     private enum Phase: Sendable, Equatable {
@@ -76,6 +105,8 @@ public struct XMLStreamFramer: Sendable {
         var scanIndex = 0
         /// Open elements inside the current depth-1 element; 0 at stream level.
         var depth = 0
+        /// Attribute values opened in the current start tag.
+        var attributes: Int32 = 0
         var lexer = Lexer.content
         var phase = Phase.expectingHeader(declarationSeen: false)
         var streamName: NameFingerprint?
@@ -93,11 +124,17 @@ public struct XMLStreamFramer: Sendable {
     private var cursor = Cursor()
     private var failure: XMPPStreamError?
 
-    /// - Parameter maxElementBytes: the largest header or depth-1 element accepted, in bytes
-    ///   (default 1 MiB). Must be positive.
-    public init(maxElementBytes: Int = 1 << 20) {
-        precondition(maxElementBytes > 0, "maxElementBytes must be positive")
-        self.maxElementBytes = maxElementBytes
+    /// - Parameter limits: the bounds to enforce (default `XMLLimits.default`); every value positive.
+    public init(limits: XMLLimits = .default) {
+        precondition(limits.maxElementBytes > 0 && limits.maxBufferedBytes > 0 && limits.maxDepth > 0
+            && limits.maxAttributesPerElement > 0, "XMLLimits values must be positive")
+        self.bounds = Bounds(limits)
+    }
+
+    /// - Parameter maxElementBytes: the largest header or depth-1 element accepted, in bytes; the
+    ///   other limits keep their defaults (the buffer limit grows to at least `maxElementBytes`).
+    public init(maxElementBytes: Int) {
+        self.init(limits: XMLLimits(maxElementBytes: maxElementBytes))
     }
 
     /// Bytes received but not yet returned as (or skipped as part of) a unit.
@@ -111,8 +148,16 @@ public struct XMLStreamFramer: Sendable {
     }
 
     /// Adds received bytes. Cheap: bytes are copied once; scanning happens in `next()`.
+    /// More than `limits.maxBufferedBytes` unreturned bytes fail the framer (`xml-limit-buffer`,
+    /// thrown by the next `next()`); the bytes are then dropped.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty, failure == nil else { return }
+        guard bufferedByteCount + bytes.count <= Int(bounds.bufferedBytes) else {
+            failure = .bufferLimit(Int(bounds.bufferedBytes))
+            buffer = []
+            cursor = Cursor()
+            return
+        }
         if cursor.unitStart > 0 {
             compact(reserving: bytes.count)
         }
@@ -136,10 +181,10 @@ public struct XMLStreamFramer: Sendable {
             releaseIfConsumed()
             return nil
         }
-        let limit = maxElementBytes
+        let bounds = self.bounds
         var cursor = self.cursor
         let result = buffer.withUnsafeBufferPointer { bytes in
-            Self.scan(bytes, cursor: &cursor, limit: limit)
+            Self.scan(bytes, cursor: &cursor, bounds: bounds)
         }
         self.cursor = cursor
         let unit: FramedUnit?
@@ -206,9 +251,10 @@ public struct XMLStreamFramer: Sendable {
     private static let declarationTarget = Array("xml".utf8)
 
     /// Scans from `cursor.scanIndex` until a unit completes, the bytes run out, or a rule is broken.
-    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, cursor: inout Cursor, limit: Int) -> ScanResult {
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, cursor: inout Cursor, bounds: Bounds) -> ScanResult {
         var index = cursor.scanIndex
         defer { cursor.scanIndex = index }
+        let limit = Int(bounds.elementBytes)
         while index < bytes.count {
             if index - cursor.unitStart >= limit {
                 return .failure(.tooLarge(limit: limit))
@@ -249,12 +295,17 @@ public struct XMLStreamFramer: Sendable {
                     if cursor.depth == 0 && cursor.phase == .closed {
                         return .failure(.dataAfterClose)
                     }
+                    cursor.attributes = 0
                     cursor.lexer = .startTag
                 }
 
             case .startTag:
                 switch byte {
                 case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                    cursor.attributes += 1
+                    if cursor.attributes > Int32(bounds.attributes) {
+                        return .failure(.attributeLimit(Int(bounds.attributes)))
+                    }
                     cursor.lexer = .quoted(byte)
                 case UInt8(ascii: "<"):
                     return .failure(.malformed("'<' inside a tag"))
@@ -275,6 +326,9 @@ public struct XMLStreamFramer: Sendable {
                     }
                     if !selfClosing {
                         cursor.depth += 1
+                        if cursor.depth > Int(bounds.depth) {
+                            return .failure(.depthLimit(Int(bounds.depth)))
+                        }
                     }
                     if cursor.depth == 0 {
                         let range = cursor.unitStart..<(index + 1)

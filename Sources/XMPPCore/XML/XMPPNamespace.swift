@@ -27,6 +27,8 @@ public enum XMPPNamespace {
     public static let vcard = "vcard-temp"
     /// In-band registration (XEP-0077).
     public static let register = "jabber:iq:register"
+    /// The stream feature advertising in-band registration (XEP-0077 §8).
+    public static let registerFeature = "http://jabber.org/features/iq-register"
     /// Multi-user chat (XEP-0045).
     public static let muc = "http://jabber.org/protocol/muc"
     /// Multi-user chat, user extensions (XEP-0045).

@@ -1,0 +1,41 @@
+// libFuzzer entry point for the stream framer + stanza parser (built by scripts/fuzz, not by
+// `swift build`): the input is a server's byte stream, cut into chunks at the positions its first
+// byte chooses, framed with `XMLStreamFramer` and parsed with `StanzaParser`, as the codec does.
+// Any crash, sanitizer report or broken invariant (an element without a header, buffered bytes
+// beyond the limit) is a finding. Compiled into the same module as Sources/XMPPCore.
+
+private let parser = StanzaParser()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzStream(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let bytes = UnsafeBufferPointer(start: data, count: size)
+    guard let first = bytes.first else { return 0 }
+    let limits = XMLLimits(maxElementBytes: 4096, maxBufferedBytes: 8192, maxDepth: 16,
+                           maxAttributesPerElement: 16, maxHeaderNamespaces: 4)
+    var framer = XMLStreamFramer(limits: limits)
+    let chunk = Int(first % 64) + 1
+    var header: StreamHeader?
+    var offset = 1
+    while offset < size {
+        let end = min(offset + chunk, size)
+        framer.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[offset..<end]))
+        offset = end
+        do {
+            while let unit = try framer.next() {
+                switch unit {
+                case .streamOpen(let opening):
+                    header = try parser.parseHeader(opening)
+                case .element(let element):
+                    guard let header else { return 0 }
+                    _ = try parser.parseElement(element, in: header)
+                case .streamClose:
+                    header = nil
+                }
+            }
+        } catch {
+            return 0
+        }
+        precondition(framer.bufferedByteCount <= limits.maxBufferedBytes, "buffered beyond the limit")
+    }
+    return 0
+}

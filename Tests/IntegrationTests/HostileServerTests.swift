@@ -1,0 +1,143 @@
+import Foundation
+import LoadResults
+import Testing
+
+/// xmppload (the CLI binary) against `scripts/hostile-server.py`, one misbehaviour per case, 20
+/// sessions each: it never crashes, always writes summary.json, ends each hostile session with the
+/// typed error, leaves the other sessions of a mixed case unaffected, and stays within the stated
+/// bounds — peak RSS under `rssBound`, max loop lag under `loopLagBoundMilliseconds` (generous, for a
+/// busy machine and a debug build; the unbounded behaviour measured 2.4 GiB and 22 s).
+@Suite(.serialized) struct HostileServerTests {
+    static let sessions = 20
+    static let rssBound: UInt64 = 512 << 20
+    static let loopLagBoundMilliseconds = 3_000.0
+
+    /// The hostile server, stopped by PID.
+    struct HostileServer {
+        let child: ChildProcess
+        let port: Int
+
+        static func start(_ name: String, every: Int = 1) throws -> HostileServer {
+            let script = LocalServer.repositoryRoot.appendingPathComponent("scripts/hostile-server.py").path
+            let child = try ChildProcess.spawn("/usr/bin/python3", [script, name, "--port", "0", "--every", "\(every)"])
+            for _ in 0..<200 {
+                if let line = child.output.split(separator: "\n").first(where: { $0.hasPrefix("port ") }),
+                   let port = Int(line.dropFirst(5)) {
+                    return HostileServer(child: child, port: port)
+                }
+                usleep(50_000)
+            }
+            kill(child.pid, SIGKILL)
+            _ = child.wait(timeout: 5)
+            throw ChildProcessError(message: "hostile server did not start:\n\(child.output)")
+        }
+
+        func stop() {
+            kill(child.pid, SIGTERM)
+            _ = child.wait(timeout: 5)
+            child.removeLog()
+        }
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        let name: String
+        /// The error every hostile session must end with.
+        let kind: String
+        /// Every `every`-th connection is hostile; the rest must log in and complete.
+        var every = 1
+        /// `--tls none` unless the case is about TLS.
+        var tls = "none"
+        var testDescription: String { every > 1 ? "\(name) (1 in \(every))" : name }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "ns-flood", kind: "xml-limit-attributes"),
+        Case(name: "ns-many", kind: "xml-limit-namespaces"),
+        Case(name: "attrs-header", kind: "xml-limit-attributes"),
+        Case(name: "attrs-stanza", kind: "xml-limit-attributes"),
+        Case(name: "deep", kind: "xml-limit-depth"),
+        Case(name: "deep", kind: "xml-limit-depth", every: 2),
+        Case(name: "big", kind: "xml-limit-element-size"),
+        Case(name: "dtd", kind: "xml-restricted"),
+        Case(name: "entity-bomb", kind: "xml-restricted"),
+        Case(name: "bad-utf8", kind: "xml-malformed"),
+        Case(name: "scram-iterations", kind: "sasl-iteration-count"),
+        Case(name: "scram-nonce", kind: "sasl-nonce"),
+        Case(name: "scram-signature", kind: "sasl-server-signature"),
+        Case(name: "no-starttls", kind: "tls-not-offered", tls: "starttls"),
+    ]
+
+    /// Runs `profile` against the server; returns the exit status, output and summary.
+    static func run(_ server: HostileServer, profile: String = "profiles/login.yaml", tls: String,
+                    extra: [String] = []) throws -> (status: Int32, output: String, summary: RunSummary, size: Int) {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-hostile-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try CommandLineTests.xmppload(
+            ["run", profile, "--server", "127.0.0.1:\(server.port)", "--domain", "load.test",
+             "--accounts", "1-\(sessions)", "--password", "secret", "--sessions", "\(sessions)", "--ramp", "1s",
+             "--tls", tls, "--out", out, "--interval", "1s", "--loops", "2", "--plain"] + extra, timeout: 120)
+        let summary = try ResultsDirectory(path: out).readSummary()
+        let size = (try? FileManager.default.attributesOfItem(atPath: out + "/summary.json")[.size] as? Int) ?? 0
+        return (result.status, result.output, summary, size)
+    }
+
+    static func expectBounded(_ summary: RunSummary, _ output: String) {
+        #expect(summary.generator.peakRSSBytes > 0)
+        #expect(summary.generator.peakRSSBytes < rssBound, "peak RSS \(summary.generator.peakRSSBytes)")
+        #expect(summary.generator.maxLoopLagMilliseconds < loopLagBoundMilliseconds, "\(output)")
+    }
+
+    @Test(.timeLimit(.minutes(3)), arguments: cases)
+    func hostileCase(_ hostile: Case) throws {
+        let server = try HostileServer.start(hostile.name, every: hostile.every)
+        defer { server.stop() }
+        let (status, output, summary, _) = try Self.run(server, tls: hostile.tls)
+        // No crash: a normal exit (0, or 1 when no session could log in), never a signal.
+        #expect(status == 0 || status == 1, "status \(status):\n\(output)")
+        let hostileSessions = UInt64((Self.sessions + hostile.every - 1) / hostile.every)
+        #expect(summary.errors[hostile.kind] == hostileSessions, "errors \(summary.errors)\n\(output)")
+        #expect(summary.sessions.failed == hostileSessions)
+        // The others are unaffected: they logged in and completed.
+        #expect(summary.sessions.loggedIn == UInt64(Self.sessions) - hostileSessions)
+        #expect(summary.sessions.completed == UInt64(Self.sessions) - hostileSessions)
+        Self.expectBounded(summary, output)
+        if hostile.name == "no-starttls" {
+            #expect(!server.child.output.contains("auth-received"), "a password went out in cleartext")
+        }
+    }
+
+    /// A new stanza-error condition in every reply: error kinds stay few, summary.json small.
+    @Test(.timeLimit(.minutes(3)))
+    func uniqueErrorConditionsStayBounded() throws {
+        let pings = String(repeating: "  - {ping: load.test, on_error: continue}\n", count: 30)
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-pings-\(UUID().uuidString.prefix(6)).yaml")
+        try "name: hostile-pings\nsteps:\n  - login\n\(pings)  - logout\n".write(to: profile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: profile) }
+        let server = try HostileServer.start("unique-errors")
+        defer { server.stop() }
+        let (status, output, summary, size) = try Self.run(server, profile: profile.path, tls: "none")
+        #expect(status == 0, "\(output)")
+        #expect(summary.sessions.completed == UInt64(Self.sessions), "\(output)")
+        let errorCount = summary.errors.values.reduce(0, +)
+        #expect(errorCount == UInt64(Self.sessions * 30), "errors \(summary.errors)")
+        #expect(summary.errors.count <= 2, "errors \(summary.errors)")
+        #expect(size < 64 << 10, "summary.json is \(size) bytes")
+        Self.expectBounded(summary, output)
+    }
+
+    /// The server stops reading while it pings: our replies must not pile up without bound.
+    @Test(.timeLimit(.minutes(2)))
+    func aServerThatStopsReadingDoesNotGrowMemory() throws {
+        let server = try HostileServer.start("no-read")
+        defer { server.stop() }
+        let (status, output, summary, _) = try Self.run(server, profile: "profiles/idle.yaml", tls: "none",
+                                                         extra: ["--duration", "8s"])
+        #expect(status == 0 || status == 1, "status \(status):\n\(output)")
+        #expect(summary.generator.peakRSSBytes < Self.rssBound, "peak RSS \(summary.generator.peakRSSBytes)")
+        // Pending the lead's write backpressure in the session engine (issue 12, "pings while it stops
+        // reading our replies"): sessions should end with `write-stalled` instead of queueing forever.
+        withKnownIssue("write backpressure (write-stalled) is the lead's pending engine work") {
+            #expect(summary.errors["write-stalled"] == UInt64(Self.sessions), "errors \(summary.errors)")
+        }
+    }
+}
