@@ -29,6 +29,8 @@ public enum SessionAction: Equatable, Sendable {
     case cancelWake
     /// Arm the keep-alive tick for `at` (replacing any armed before); it comes back as `keepAliveFired`.
     case armKeepAlive(at: SessionInstant)
+    /// Run PBKDF2 for this SCRAM key request off the event loop; the result comes back as `keyDerived`.
+    case deriveKey(SCRAMKeyRequest)
     /// Close the connection now.
     case close
     /// The session is over (it already recorded its outcome and gave its account back).

@@ -188,6 +188,7 @@ public struct SessionMachine {
         case .writability(let writable): writabilityChanged(writable)
         case .keepAliveFired: keepAliveFired()
         case .churn: churn()
+        case .keyDerived(let result): keyDerived(result)
         }
         defer { pending = [] }
         return pending
@@ -211,12 +212,20 @@ public struct SessionMachine {
         record(phase: .connect, nanos: now.nanoseconds(since: connectStart))
         phaseStart = now
         resource = render(script.login.resource)
-        let configuration = LoginMachine.Configuration(
+        var configuration = LoginMachine.Configuration(
             domain: settings.domain, username: identity.username, password: settings.password,
             resource: resource, tls: script.login.tls, mechanism: script.login.mechanism,
             register: script.login.register)
+        configuration.deriveKeysElsewhere = true
         var machine = LoginMachine(configuration: configuration, keyCache: host.keyCache)
         let actions = machine.start()
+        stage = .loggingIn(machine)
+        perform(actions)
+    }
+
+    private mutating func keyDerived(_ result: Result<SCRAMKeys, SASLError>) {
+        guard case .loggingIn(var machine) = stage else { return }
+        let actions = machine.keyDerived(result)
         stage = .loggingIn(machine)
         perform(actions)
     }
@@ -316,11 +325,8 @@ public struct SessionMachine {
             case .fail(let error):
                 end(.login(error))
             case .deriveKey(let request):
-                // HOOK (hostile): synchronous bridge; the lead derives on a thread pool instead.
-                guard case .loggingIn(var machine) = stage else { return }
-                let next = machine.keyDerived(Result { () throws(SASLError) in try request.derive() })
-                stage = .loggingIn(machine)
-                perform(next)
+                // PBKDF2 (up to the iteration cap) runs on a worker thread, never on the event loop.
+                pending.append(.deriveKey(request))
             }
         }
     }
@@ -586,4 +592,6 @@ public enum SessionEvent: Sendable {
     case keepAliveFired
     /// The run drops this session on purpose (`--churn`): close and reconnect.
     case churn
+    /// The PBKDF2 the machine asked for (`deriveKey`) finished.
+    case keyDerived(Result<SCRAMKeys, SASLError>)
 }

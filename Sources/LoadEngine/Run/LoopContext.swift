@@ -1,6 +1,7 @@
 import LoadProfile
 import LoadResults
 import NIOCore
+import NIOPosix
 import SessionCore
 import XMPPCore
 
@@ -117,6 +118,33 @@ final class LoopContext: SessionHost, ByteCountSink {
     func closeAll() {
         isStopping = true
         for session in Array(sessions.values) { session.abort(.stoppedAtDeadline) }
+    }
+
+    // MARK: - PBKDF2 off the loop
+
+    /// Users waiting for a key derivation, by request: concurrent cache misses for the same
+    /// (password, salt, iterations) — every session at the start of a run — share one PBKDF2.
+    private var derivations: [SCRAMKeyRequest: [VirtualUser]] = [:]
+
+    /// Runs `request`'s PBKDF2 on NIO's thread pool and hands the result to `user` on this loop.
+    func deriveKey(_ request: SCRAMKeyRequest, for user: VirtualUser) {
+        if derivations[request] != nil {
+            derivations[request]!.append(user)
+            return
+        }
+        derivations[request] = [user]
+        let bound = NIOLoopBound(self, eventLoop: eventLoop)
+        NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) { () throws -> SCRAMKeys in
+            try request.derive()
+        }.whenComplete { outcome in
+            let context = bound.value
+            let result: Result<SCRAMKeys, SASLError> = outcome.mapError { error in
+                (error as? SASLError) ?? .crypto("key derivation did not run: \(error)")
+            }
+            for waiting in context.derivations.removeValue(forKey: request) ?? [] {
+                waiting.handle(.keyDerived(result))
+            }
+        }
     }
 
     // MARK: - SessionHost

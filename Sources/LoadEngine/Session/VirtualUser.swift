@@ -149,6 +149,8 @@ final class VirtualUser {
                     user.keepAliveTask = nil
                     user.handle(.keepAliveFired)
                 }
+            case .deriveKey(let request):
+                loop.deriveKey(request, for: self)
             case .close:
                 let closing = connection
                 connection = nil

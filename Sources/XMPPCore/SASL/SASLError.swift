@@ -21,7 +21,7 @@ public struct SASLError: Error, Sendable, Hashable, CustomStringConvertible {
     static let serverSignatureMismatch = SASLError(.serverSignatureMismatch)
     static func serverError(_ value: String) -> SASLError { SASLError(.serverError(value)) }
     static func unsupportedExtension(_ value: String) -> SASLError { SASLError(.unsupportedExtension(value)) }
-    static func crypto(_ what: String) -> SASLError { SASLError(.crypto(what)) }
+    public static func crypto(_ what: String) -> SASLError { SASLError(.crypto(what)) }
 
     public var kind: String {
         switch reason {
