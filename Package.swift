@@ -5,7 +5,7 @@ let package = Package(
     name: "xmppload",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "xmppload", targets: ["xmppload"]),
+        .executable(name: "xmppload", targets: ["xmppload"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -33,34 +33,40 @@ let package = Package(
         // (drives LoginMachine, runs steps), fed events with an injected clock. No NIO.
         .target(name: "SessionCore", dependencies: ["XMPPCore", "LoadProfile", "LoadResults"]),
         // The NIO engine: stream codec, connections, virtual users, schedulers, recorders, the run.
-        .target(name: "LoadEngine", dependencies: [
-            "XMPPCore", "LoadProfile", "LoadResults", "SessionCore",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "NIOTLS", package: "swift-nio"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "Atomics", package: "swift-atomics"),
-        ]),
+        .target(
+            name: "LoadEngine",
+            dependencies: [
+                "XMPPCore", "LoadProfile", "LoadResults", "SessionCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]),
         // The command line: run | check | plan | report | provision.
-        .executableTarget(name: "xmppload", dependencies: [
-            "LoadEngine", "LoadProfile", "LoadResults", "XMPPCore",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .executableTarget(
+            name: "xmppload",
+            dependencies: [
+                "LoadEngine", "LoadProfile", "LoadResults", "XMPPCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
 
         .testTarget(name: "XMPPCoreTests", dependencies: ["XMPPCore"]),
         .testTarget(name: "LoadProfileTests", dependencies: ["LoadProfile", "XMPPCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SessionCoreTests", dependencies: ["SessionCore", "XMPPCore", "LoadProfile", "LoadResults"]),
         .testTarget(name: "LoadResultsTests", dependencies: ["LoadResults"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "LoadEngineTests", dependencies: [
-            "LoadEngine", "XMPPCore", "SessionCore", "LoadProfile", "LoadResults",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOEmbedded", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOTestUtils", package: "swift-nio"),
-            .product(name: "Atomics", package: "swift-atomics"),
-        ], resources: [.copy("Transcripts")]),
+        .testTarget(
+            name: "LoadEngineTests",
+            dependencies: [
+                "LoadEngine", "XMPPCore", "SessionCore", "LoadProfile", "LoadResults",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+                .product(name: "Atomics", package: "swift-atomics"),
+            ], resources: [.copy("Transcripts")]),
         .testTarget(name: "IntegrationTests", dependencies: ["LoadEngine", "LoadResults", "LoadProfile", "XMPPCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -58,8 +58,10 @@ public final class SessionSettings: Sendable {
     /// Metric ids recorded whatever the profile says.
     public let metrics: FixedMetrics
 
-    public init(domain: String, accountPrefix: String = "user", accounts: ClosedRange<Int>, password: String,
-                runID: String, tlsAvailable: Bool = true, metrics: FixedMetrics) {
+    public init(
+        domain: String, accountPrefix: String = "user", accounts: ClosedRange<Int>, password: String,
+        runID: String, tlsAvailable: Bool = true, metrics: FixedMetrics
+    ) {
         self.domain = domain
         self.accountPrefix = accountPrefix
         self.accounts = accounts

@@ -11,8 +11,11 @@ extension SessionMachine {
         if stanza.name == "presence", let room, let from = stanza.attribute("from"), from.hasPrefix(room.jid + "/") {
             // Occupants of our room, as the room announces them (for the fan-out's expected receipts).
             let nick = String(from.dropFirst(room.jid.count + 1))
-            if stanza.attribute("type") == "unavailable" { roomOccupants.remove(nick) }
-            else if stanza.attribute("type") != "error" { roomOccupants.insert(nick) }
+            if stanza.attribute("type") == "unavailable" {
+                roomOccupants.remove(nick)
+            } else if stanza.attribute("type") != "error" {
+                roomOccupants.insert(nick)
+            }
         }
         let reaction = AutoResponder.react(to: stanza)
         if let reply = reaction.reply {
@@ -54,11 +57,13 @@ extension SessionMachine {
     private mutating func mucJoinAnswer(_ stanza: XMLElement, roomJID: String) {
         if stanza.name == "iq", stanza.attribute("id") == "muc-unlock" {
             // The instant-room configuration we sent as the room's creator was accepted (or not).
-            return stanza.attribute("type") == "result" ? completeStep()
+            return stanza.attribute("type") == "result"
+                ? completeStep()
                 : stepFailed(.mucConfigureError(condition: Self.stanzaCondition(stanza)))
         }
         guard stanza.name == "presence", let from = stanza.attribute("from"),
-              (try? JID(from))?.bare.description == roomJID else { return }
+            (try? JID(from))?.bare.description == roomJID
+        else { return }
         if stanza.attribute("type") == "error" {
             let condition = Self.stanzaCondition(stanza)
             // A room just created by another member stays locked until its owner configures it
@@ -121,8 +126,9 @@ extension SessionMachine {
             host.recorder.groupchatReceived(room: String(from.prefix { $0 != "/" }))
         } else {
             host.recorder.recordLatency(settings.metrics.message, correctedNanoseconds: corrected, serviceNanoseconds: service)
-            host.recorder.messageReceived(sender: stamp.sender, sequence: stamp.sequence,
-                                          receiver: UInt32(truncatingIfNeeded: identity.serial), latencyNanoseconds: corrected)
+            host.recorder.messageReceived(
+                sender: stamp.sender, sequence: stamp.sequence,
+                receiver: UInt32(truncatingIfNeeded: identity.serial), latencyNanoseconds: corrected)
         }
     }
 }

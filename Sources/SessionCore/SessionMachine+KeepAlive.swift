@@ -34,7 +34,8 @@ extension SessionMachine {
     /// is there); its round trip is recorded.
     mutating func keepAliveAnswered(_ stanza: XMLElement) -> Bool {
         guard let awaited = keepAlivePending, stanza.name == "iq", stanza.attribute("id") == awaited.id,
-              stanza.attribute("type") == "result" || stanza.attribute("type") == "error" else { return false }
+            stanza.attribute("type") == "result" || stanza.attribute("type") == "error"
+        else { return false }
         keepAlivePending = nil
         recordLatency(settings.metrics.keepAlivePing, from: awaited.sentAt, serviceFrom: awaited.sentAt)
         return true

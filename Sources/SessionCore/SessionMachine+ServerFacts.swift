@@ -11,17 +11,22 @@ extension SessionMachine {
     mutating func askServerAboutItself() {
         guard !hasProbed else { return }
         hasProbed = true
-        send(Stanza.iq(type: "get", id: Self.versionQueryID, to: settings.domain,
-                       child: XMLElement("query", namespace: XMPPNamespace.version)))
-        send(Stanza.iq(type: "get", id: Self.discoQueryID, to: settings.domain,
-                       child: XMLElement("query", namespace: XMPPNamespace.discoInfo)))
+        send(
+            Stanza.iq(
+                type: "get", id: Self.versionQueryID, to: settings.domain,
+                child: XMLElement("query", namespace: XMPPNamespace.version)))
+        send(
+            Stanza.iq(
+                type: "get", id: Self.discoQueryID, to: settings.domain,
+                child: XMLElement("query", namespace: XMPPNamespace.discoInfo)))
     }
 
     /// True when `stanza` answers one of the probe's queries (it is then reported and consumed).
     mutating func serverFactsAnswered(_ stanza: XMLElement) -> Bool {
         guard probesServer, stanza.name == "iq", let id = stanza.attribute("id"),
-              id == Self.versionQueryID || id == Self.discoQueryID else { return false }
-        guard stanza.attribute("type") == "result" else { return true } // not answered: the facts stay unknown
+            id == Self.versionQueryID || id == Self.discoQueryID
+        else { return false }
+        guard stanza.attribute("type") == "result" else { return true }  // not answered: the facts stay unknown
         if id == Self.versionQueryID, let query = stanza.firstChild(named: "query", namespace: XMPPNamespace.version) {
             func text(_ name: String) -> String? {
                 query.firstChild(named: name, namespace: XMPPNamespace.version).map(\.text).flatMap { $0.isEmpty ? nil : $0 }

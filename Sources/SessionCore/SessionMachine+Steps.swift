@@ -17,7 +17,7 @@ extension SessionMachine {
         isRunningProgram = true
         defer { isRunningProgram = false }
         while case .running = stage {
-            if writeBlocked && !stopRequested { return } // resumed when the socket drains
+            if writeBlocked && !stopRequested { return }  // resumed when the socket drains
             if stopRequested || pc >= script.instructions.count {
                 logout()
                 return
@@ -61,7 +61,7 @@ extension SessionMachine {
             case .jump(let target):
                 pc = target
             case .step(.login):
-                pc += 1 // already logged in
+                pc += 1  // already logged in
             case .step(.logout):
                 logout()
                 return
@@ -104,7 +104,11 @@ extension SessionMachine {
             armWake(at: due, .think(due: due))
         case .stayOnline:
             waiting = .stayOnline
-            if host.isStopping { stopRequested = true; waiting = .nothing; logout() }
+            if host.isStopping {
+                stopRequested = true
+                waiting = .nothing
+                logout()
+            }
         case .login, .logout, .loop, .choose:
             preconditionFailure("login, logout and control flow are handled by runProgram")
         }
@@ -236,8 +240,11 @@ extension SessionMachine {
             room = (roomJID, nickname)
             var x = XMLElement("x", namespace: XMPPNamespace.muc)
             if let history {
-                x.children.append(.element(XMLElement("history", namespace: XMPPNamespace.muc,
-                                                      attributes: [XMLAttribute("maxstanzas", String(history))])))
+                x.children.append(
+                    .element(
+                        XMLElement(
+                            "history", namespace: XMPPNamespace.muc,
+                            attributes: [XMLAttribute("maxstanzas", String(history))])))
             }
             send(Stanza.presence(to: "\(roomJID)/\(nickname)", extra: [x]))
             expect(.mucJoin(room: roomJID), instruction)
@@ -286,9 +293,10 @@ extension SessionMachine {
     /// Sends a message carrying our stamp (run, sender, sequence, intended and actual send time).
     mutating func sendStamped(to: String, type: String, body: String, intended: SessionInstant) {
         messageSequence &+= 1
-        let stamp = MessageStamp(runID: settings.runID, sender: UInt32(truncatingIfNeeded: identity.serial),
-                                 sequence: messageSequence, sentNanos: now.stampNanoseconds,
-                                 intendedNanos: min(intended, now).stampNanoseconds)
+        let stamp = MessageStamp(
+            runID: settings.runID, sender: UInt32(truncatingIfNeeded: identity.serial),
+            sequence: messageSequence, sentNanos: now.stampNanoseconds,
+            intendedNanos: min(intended, now).stampNanoseconds)
         send(Stanza.message(to: to, type: type, body: body, extra: [stamp.element]))
         if type == "groupchat" {
             host.recorder.groupchatSent(room: to, occupants: roomOccupants.count)

@@ -130,8 +130,10 @@ public struct SessionMachine {
     ///   - intendedStart: when the load model planned this arrival (the origin of the corrected login
     ///     latency).
     ///   - generator: the session's own seeded generator (think times, choices, targets).
-    public init(identity: SessionIdentity, script: SessionScript, settings: SessionSettings,
-                host: any SessionHost, generator: SeededGenerator, intendedStart: SessionInstant) {
+    public init(
+        identity: SessionIdentity, script: SessionScript, settings: SessionSettings,
+        host: any SessionHost, generator: SeededGenerator, intendedStart: SessionInstant
+    ) {
         self.identity = identity
         self.script = script
         self.settings = settings
@@ -385,7 +387,7 @@ public struct SessionMachine {
             waiting = .nothing
             logout()
         default:
-            break // the step in flight finishes first; runProgram then logs out
+            break  // the step in flight finishes first; runProgram then logs out
         }
     }
 
@@ -439,7 +441,8 @@ public struct SessionMachine {
 
     private func shouldReconnect(after error: SessionError) -> Bool {
         guard script.reconnect.isEnabled, hasLoggedIn, !stopRequested, !host.isStopping,
-              reconnectAttempt < script.reconnect.attempts, error.isConnectionDrop else { return false }
+            reconnectAttempt < script.reconnect.attempts, error.isConnectionDrop
+        else { return false }
         switch stage {
         case .connecting, .loggingIn, .running: return true
         case .idle, .loggingOut, .awaitingReconnect, .ended: return false
@@ -454,7 +457,6 @@ public struct SessionMachine {
         reconnectAttempt = 0
         scheduleReconnect(after: nil)
     }
-
 
     /// Counts the drop (when it was one), closes the connection, forgets the connection's state (login,
     /// MUC room, the step in flight) and arms the back-off; the program starts again after the next login.
@@ -550,8 +552,9 @@ public struct SessionMachine {
     }
 
     mutating func recordLatency(_ metric: MetricID, from intended: SessionInstant, serviceFrom actual: SessionInstant) {
-        host.recorder.recordLatency(metric, correctedNanoseconds: now.nanoseconds(since: intended),
-                                    serviceNanoseconds: now.nanoseconds(since: actual))
+        host.recorder.recordLatency(
+            metric, correctedNanoseconds: now.nanoseconds(since: intended),
+            serviceNanoseconds: now.nanoseconds(since: actual))
     }
 
     mutating func send(_ element: XMLElement) {

@@ -19,8 +19,10 @@ public struct SessionScript: Sendable {
         public var register: Bool
         public var resource: Template
 
-        public init(tls: TLSMode = .startTLS, mechanism: SASLMechanism? = nil, register: Bool = false,
-                    resource: Template = Template(literal: "xmppload")) {
+        public init(
+            tls: TLSMode = .startTLS, mechanism: SASLMechanism? = nil, register: Bool = false,
+            resource: Template = Template(literal: "xmppload")
+        ) {
             self.tls = tls
             self.mechanism = mechanism
             self.register = register
@@ -105,9 +107,10 @@ public struct SessionScript: Sendable {
             }
         }
         loginTimeout = timeout
-        login = Login(tls: overrides.tls ?? options.tls ?? .startTLS,
-                      mechanism: overrides.mechanism ?? options.mechanism,
-                      register: options.register, resource: options.resource)
+        login = Login(
+            tls: overrides.tls ?? options.tls ?? .startTLS,
+            mechanism: overrides.mechanism ?? options.mechanism,
+            register: options.register, resource: options.resource)
     }
 
     private struct Compiler {
@@ -120,10 +123,12 @@ public struct SessionScript: Sendable {
         }
 
         private mutating func append(_ operation: Operation, for step: Step) {
-            instructions.append(Instruction(operation: operation, name: step.name,
-                                            metric: registry.register(step.name),
-                                            continueOnError: step.onError == .continue,
-                                            timeout: step.timeout ?? defaultTimeout))
+            instructions.append(
+                Instruction(
+                    operation: operation, name: step.name,
+                    metric: registry.register(step.name),
+                    continueOnError: step.onError == .continue,
+                    timeout: step.timeout ?? defaultTimeout))
         }
 
         /// `count` sends with `interval` between them: send, then (count − 1) × [think, send].

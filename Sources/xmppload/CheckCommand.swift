@@ -9,12 +9,12 @@ struct CheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Validate profiles without connecting (every problem at once, with file:line:column).",
         discussion: """
-        Example:
-          xmppload check profiles/*.yaml
-          xmppload check profiles/soak.yaml --threshold 'login.p99 < 800ms over 10m'
-        Checks each profile's `thresholds:` and every --threshold the same way `run` would.
-        Exit codes: 0 all profiles are valid, 2 at least one problem.
-        """
+            Example:
+              xmppload check profiles/*.yaml
+              xmppload check profiles/soak.yaml --threshold 'login.p99 < 800ms over 10m'
+            Checks each profile's `thresholds:` and every --threshold the same way `run` would.
+            Exit codes: 0 all profiles are valid, 2 at least one problem.
+            """
     )
 
     @Argument(help: "Profile files.")
@@ -36,7 +36,8 @@ struct CheckCommand: ParsableCommand {
                 let definition = try ProfileLoader.load(path: path)
                 let names = definition.profiles.map(\.profile.name).joined(separator: ", ")
                 let steps = definition.profiles.map { $0.profile.steps.count }.reduce(0, +)
-                let rules = definition.thresholds.isEmpty ? "" : "; \(definition.thresholds.count) threshold\(definition.thresholds.count == 1 ? "" : "s")"
+                let rules =
+                    definition.thresholds.isEmpty ? "" : "; \(definition.thresholds.count) threshold\(definition.thresholds.count == 1 ? "" : "s")"
                 Console.print("ok   \(path) (\(names); \(steps) steps\(definition.plan.map { "; load: \($0.summary)" } ?? "")\(rules))")
             } catch {
                 problems += error.problems.count

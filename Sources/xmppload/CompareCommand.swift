@@ -10,18 +10,18 @@ struct CompareCommand: ParsableCommand {
         commandName: "compare",
         abstract: "Compare two runs (or two sets of repeated runs): improved, regressed or no significant change.",
         discussion: """
-        Examples:
-          xmppload compare results/build-a results/build-b
-          xmppload compare --baseline results/a1 results/a2 results/a3 --candidate results/b1 results/b2 results/b3
-          xmppload compare results/build-a results/build-b --tolerance p99=5% --tolerance login.p50=10% --html compare.html
-        Per step, p50/p90/p99 latency; throughput; error rate; loss; MUC fan-out. The 95 % interval of
-        each change comes from a seeded bootstrap over intervals (one run per side) or over runs (two
-        or more per side). A metric regressed when its whole interval lies beyond its tolerance
-        (defaults: p50 and p90 10 %, p99 20 %, throughput 5 %, error_rate 1 pp, loss 0.1 pp,
-        muc.fanout 1 pp). Runs with different profiles, load or seed, a saturated generator or a run
-        cut short are refused (exit 4) unless --force.
-        Exit codes: 0 nothing regressed, 2 usage, 3 something regressed, 4 not comparable.
-        """
+            Examples:
+              xmppload compare results/build-a results/build-b
+              xmppload compare --baseline results/a1 results/a2 results/a3 --candidate results/b1 results/b2 results/b3
+              xmppload compare results/build-a results/build-b --tolerance p99=5% --tolerance login.p50=10% --html compare.html
+            Per step, p50/p90/p99 latency; throughput; error rate; loss; MUC fan-out. The 95 % interval of
+            each change comes from a seeded bootstrap over intervals (one run per side) or over runs (two
+            or more per side). A metric regressed when its whole interval lies beyond its tolerance
+            (defaults: p50 and p90 10 %, p99 20 %, throughput 5 %, error_rate 1 pp, loss 0.1 pp,
+            muc.fanout 1 pp). Runs with different profiles, load or seed, a saturated generator or a run
+            cut short are refused (exit 4) unless --force.
+            Exit codes: 0 nothing regressed, 2 usage, 3 something regressed, 4 not comparable.
+            """
     )
 
     @Argument(help: "BASELINE CANDIDATE results directories (or use --baseline and --candidate).")
@@ -67,7 +67,8 @@ struct CompareCommand: ParsableCommand {
         let tolerances = try Tolerances.parse(tolerance)
         let baseDirectories = directories.isEmpty ? baseline : [directories[0]]
         let candDirectories = directories.isEmpty ? candidate : [directories[1]]
-        let baseRuns: [MeasuredRun], candRuns: [MeasuredRun]
+        let baseRuns: [MeasuredRun]
+        let candRuns: [MeasuredRun]
         do {
             baseRuns = try baseDirectories.map(MeasuredRun.load(directory:))
             candRuns = try candDirectories.map(MeasuredRun.load(directory:))
@@ -75,8 +76,9 @@ struct CompareCommand: ParsableCommand {
             FileHandle.standardError.write(Data("xmppload compare: \(error)\n".utf8))
             throw ExitCode(ExitStatus.usage.rawValue)
         }
-        let comparison = Comparison.make(baseline: baseRuns, candidate: candRuns, tolerances: tolerances,
-                                         bootstrap: Bootstrap(resamples: resamples, seed: seed), force: force)
+        let comparison = Comparison.make(
+            baseline: baseRuns, candidate: candRuns, tolerances: tolerances,
+            bootstrap: Bootstrap(resamples: resamples, seed: seed), force: force)
         if let html {
             try Data(CompareHTMLReport.render(comparison, baseline: baseRuns, candidate: candRuns).utf8)
                 .write(to: URL(fileURLWithPath: html), options: .atomic)

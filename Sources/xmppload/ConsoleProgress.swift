@@ -19,12 +19,16 @@ final class ConsoleProgress: RunOutput {
 
     func started(configuration: RunConfiguration, plan: LoadPlan, profile: RunDefinition) {
         let names = profile.profiles.map { "\($0.profile.name)" + (profile.profiles.count > 1 ? " ×\($0.weight)" : "") }
-        Console.print("xmppload run \(runID): \(names.joined(separator: ", ")) → \(configuration.host):\(configuration.port) (\(configuration.domain))")
-        Console.print("load: \(plan.summary); accounts \(configuration.accountPrefix)\(configuration.accounts.lowerBound)..\(configuration.accounts.upperBound); results: \(outputDirectory)")
+        Console.print(
+            "xmppload run \(runID): \(names.joined(separator: ", ")) → \(configuration.host):\(configuration.port) (\(configuration.domain))")
+        Console.print(
+            "load: \(plan.summary); accounts \(configuration.accountPrefix)\(configuration.accounts.lowerBound)..\(configuration.accounts.upperBound); results: \(outputDirectory)"
+        )
     }
 
     func intervalEnded(_ interval: IntervalEnd) -> StopReason? {
-        let elapsed = interval.elapsed, planned = interval.planned
+        let elapsed = interval.elapsed
+        let planned = interval.planned
         let line = ProgressLine.render(interval: interval.snapshot, elapsed: elapsed.seconds, planned: planned?.seconds)
         if interactive {
             let bar = planned.map { Self.bar(fraction: elapsed.seconds / max($0.seconds, 0.001)) + " " } ?? ""

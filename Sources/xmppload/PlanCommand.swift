@@ -9,10 +9,10 @@ struct PlanCommand: ParsableCommand {
         commandName: "plan",
         abstract: "Print the schedule of a profile's load: phases, sessions over time, messages per second.",
         discussion: """
-        Examples:
-          xmppload plan profiles/login-storm.yaml
-          xmppload plan profiles/chat.yaml --sessions 2000 --ramp 20s --duration 90s
-        """
+            Examples:
+              xmppload plan profiles/login-storm.yaml
+              xmppload plan profiles/chat.yaml --sessions 2000 --ramp 20s --duration 90s
+            """
     )
 
     @Argument(help: "The profile.")

@@ -14,14 +14,14 @@ struct ProvisionCommand: AsyncParsableCommand {
         commandName: "provision",
         abstract: "Create test accounts by in-band registration (XEP-0077), optionally with rosters.",
         discussion: """
-        Example:
-          xmppload provision --server 127.0.0.1:5222 --domain load.test --accounts 1-1000 \\
-              --password secret --concurrency 50 --rosters --insecure
-        Works where the server allows in-band registration (Openfire by default; Prosody and
-        ejabberd when enabled); a server that does not advertise it fails with register-not-offered.
-        The password comes from --password, --password-file or XMPPLOAD_PASSWORD.
-        Exit codes: 0 every account exists now, 1 some failed, 2 usage error.
-        """
+            Example:
+              xmppload provision --server 127.0.0.1:5222 --domain load.test --accounts 1-1000 \\
+                  --password secret --concurrency 50 --rosters --insecure
+            Works where the server allows in-band registration (Openfire by default; Prosody and
+            ejabberd when enabled); a server that does not advertise it fails with register-not-offered.
+            The password comes from --password, --password-file or XMPPLOAD_PASSWORD.
+            Exit codes: 0 every account exists now, 1 some failed, 2 usage error.
+            """
     )
 
     @Option(help: "The server's c2s address, HOST:PORT.") var server: String = "127.0.0.1:5222"
@@ -48,8 +48,9 @@ struct ProvisionCommand: AsyncParsableCommand {
         let tlsPolicy = TLSMode(rawValue: tls)
         if tlsPolicy == nil { problems.append("--tls must be starttls, direct or none, got '\(tls)'") }
         let environment = try ConnectionDefaults.load(file: nil)
-        let resolved = RunCommand.resolvePassword(flag: password, file: passwordFile, environment: environment.password,
-                                                  problems: &problems)
+        let resolved = RunCommand.resolvePassword(
+            flag: password, file: passwordFile, environment: environment.password,
+            problems: &problems)
         if resolved == nil && problems.isEmpty {
             problems.append("a password is required: --password-file FILE, XMPPLOAD_PASSWORD or --password")
         }
@@ -60,28 +61,37 @@ struct ProvisionCommand: AsyncParsableCommand {
         let base = out ?? FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-provision-\(UUID().uuidString.prefix(8))").path
         defer { if out == nil { try? FileManager.default.removeItem(atPath: base) } }
 
-        var created: UInt64 = 0, existed: UInt64 = 0, failed: UInt64 = 0
+        var created: UInt64 = 0
+        var existed: UInt64 = 0
+        var failed: UInt64 = 0
         var errors: [String: UInt64] = [:]
         var first = range.lowerBound
         while first <= range.upperBound {
             let last = min(first + concurrency - 1, range.upperBound)
-            let configuration = RunConfiguration(host: host, port: port, domain: domain, accounts: first...last,
-                                                 accountPrefix: accountPrefix, password: password, tls: tlsPolicy, insecure: insecure,
-                                                 outputDirectory: "\(base)/\(first)-\(last)", interval: .seconds(5))
-            let summary = try await LoadRun(configuration: configuration, definition: profile,
-                                            plan: .closed(sessions: last - first + 1, ramp: .zero, duration: nil)).run()
+            let configuration = RunConfiguration(
+                host: host, port: port, domain: domain, accounts: first...last,
+                accountPrefix: accountPrefix, password: password, tls: tlsPolicy, insecure: insecure,
+                outputDirectory: "\(base)/\(first)-\(last)", interval: .seconds(5))
+            let summary = try await LoadRun(
+                configuration: configuration, definition: profile,
+                plan: .closed(sessions: last - first + 1, ramp: .zero, duration: nil)
+            ).run()
             created += summary.accounts.created
             existed += summary.accounts.existed
             failed += summary.sessions.failed
             errors.merge(summary.errors, uniquingKeysWith: +)
-            Console.print("accounts \(accountPrefix)\(first)..\(last): created \(summary.accounts.created), existed \(summary.accounts.existed), failed \(summary.sessions.failed)")
+            Console.print(
+                "accounts \(accountPrefix)\(first)..\(last): created \(summary.accounts.created), existed \(summary.accounts.existed), failed \(summary.sessions.failed)"
+            )
             first = last + 1
         }
-        Console.print("provisioned \(accountPrefix)\(range.lowerBound)..\(range.upperBound)@\(domain): created \(created), existed \(existed), failed \(failed)"
-                      + (errors.isEmpty ? "" : "; errors: " + errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+        Console.print(
+            "provisioned \(accountPrefix)\(range.lowerBound)..\(range.upperBound)@\(domain): created \(created), existed \(existed), failed \(failed)"
+                + (errors.isEmpty ? "" : "; errors: " + errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
         if errors["register-not-offered", default: 0] > 0 {
-            Console.print("hint: the server does not advertise in-band registration (XEP-0077); enable it "
-                          + "(Prosody: allow_registration = true; ejabberd: mod_register) or create the accounts another way")
+            Console.print(
+                "hint: the server does not advertise in-band registration (XEP-0077); enable it "
+                    + "(Prosody: allow_registration = true; ejabberd: mod_register) or create the accounts another way")
         }
         if failed > 0 { throw ExitCode(ExitStatus.failure.rawValue) }
     }

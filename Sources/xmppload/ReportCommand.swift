@@ -9,13 +9,13 @@ struct ReportCommand: ParsableCommand {
         commandName: "report",
         abstract: "Merge results directories and print a text report; write an HTML report.",
         discussion: """
-        Examples:
-          xmppload report results/chat-1
-          xmppload report results/gen-0 results/gen-1 --html merged.html
-          xmppload report results/chat-1 --json > merged-summary.json
-        With one directory the HTML report goes to DIR/report.html unless --html is given; with several,
-        --html names the file (default: report.html in the current directory).
-        """
+            Examples:
+              xmppload report results/chat-1
+              xmppload report results/gen-0 results/gen-1 --html merged.html
+              xmppload report results/chat-1 --json > merged-summary.json
+            With one directory the HTML report goes to DIR/report.html unless --html is given; with several,
+            --html names the file (default: report.html in the current directory).
+            """
     )
 
     @Argument(help: "Results directories (each with intervals.jsonl).")

@@ -11,33 +11,33 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Run a profile against an XMPP server and write results.",
         discussion: """
-        Examples:
-          xmppload run profiles/chat.yaml --server 127.0.0.1:5222 --domain load.test \\
-              --accounts 1-2000 --password secret --sessions 2000 --duration 90s --out results/chat-1
-          xmppload run profiles/login-storm.yaml --rate 50 --duration 60s --tls none
+            Examples:
+              xmppload run profiles/chat.yaml --server 127.0.0.1:5222 --domain load.test \\
+                  --accounts 1-2000 --password secret --sessions 2000 --duration 90s --out results/chat-1
+              xmppload run profiles/login-storm.yaml --rate 50 --duration 60s --tls none
 
-        Defaults for --server, --domain, --password and --accounts come from XMPPLOAD_SERVERS (or
-        XMPPLOAD_HOST and XMPPLOAD_PORT), XMPPLOAD_DOMAIN, XMPPLOAD_PASSWORD and XMPPLOAD_ACCOUNTS when
-        set (as `scripts/local-server up` prints them), or from --server-env FILE. With no server at
-        all, the domain's DNS SRV records (_xmpp-client._tcp, or _xmpps-client._tcp with --tls direct)
-        name it, asked of --dns or the first nameserver of /etc/resolv.conf.
-        Prefer --password-file or XMPPLOAD_PASSWORD to --password: a command line is visible to
-        other users (stored command lines are redacted either way).
-        Several generators: the same --run-id and --start-at, each its own --segment i/N.
-        Thresholds (repeatable; also a top-level `thresholds:` list in the profile):
-          --threshold 'login.p99 < 800ms' --threshold 'errors.rate < 0.1% over 10m'
-          --threshold 'messages.lost == 0' --threshold 'sessions.online >= 95%'
-          --threshold 'trend(message.p99) < 5%/h' --warmup 5m --abort-on-fail
-        Exit codes:
-          0    the load ran and every threshold passed (or there were none)
-          1    the run did not work: no session logged in, the server was
-               unreachable at start, or results could not be written
-               (one line on stderr says why)
-          2    usage or profile error (every problem listed)
-          99   a threshold failed (the run completed, or --abort-on-fail
-               stopped it early)
-          130  interrupted (SIGINT/SIGTERM); the results so far were written
-        """
+            Defaults for --server, --domain, --password and --accounts come from XMPPLOAD_SERVERS (or
+            XMPPLOAD_HOST and XMPPLOAD_PORT), XMPPLOAD_DOMAIN, XMPPLOAD_PASSWORD and XMPPLOAD_ACCOUNTS when
+            set (as `scripts/local-server up` prints them), or from --server-env FILE. With no server at
+            all, the domain's DNS SRV records (_xmpp-client._tcp, or _xmpps-client._tcp with --tls direct)
+            name it, asked of --dns or the first nameserver of /etc/resolv.conf.
+            Prefer --password-file or XMPPLOAD_PASSWORD to --password: a command line is visible to
+            other users (stored command lines are redacted either way).
+            Several generators: the same --run-id and --start-at, each its own --segment i/N.
+            Thresholds (repeatable; also a top-level `thresholds:` list in the profile):
+              --threshold 'login.p99 < 800ms' --threshold 'errors.rate < 0.1% over 10m'
+              --threshold 'messages.lost == 0' --threshold 'sessions.online >= 95%'
+              --threshold 'trend(message.p99) < 5%/h' --warmup 5m --abort-on-fail
+            Exit codes:
+              0    the load ran and every threshold passed (or there were none)
+              1    the run did not work: no session logged in, the server was
+                   unreachable at start, or results could not be written
+                   (one line on stderr says why)
+              2    usage or profile error (every problem listed)
+              99   a threshold failed (the run completed, or --abort-on-fail
+                   stopped it early)
+              130  interrupted (SIGINT/SIGTERM); the results so far were written
+            """
     )
 
     @Argument(help: "The profile (YAML) to run.")
@@ -46,7 +46,8 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A server c2s endpoint; repeat for a cluster (sessions spread by weight).", valueName: "HOST:PORT[,weight=W]"))
     var server: [String] = []
 
-    @Option(help: ArgumentHelp("The DNS server for SRV discovery when no --server is given (default: /etc/resolv.conf's first).", valueName: "HOST:PORT"))
+    @Option(
+        help: ArgumentHelp("The DNS server for SRV discovery when no --server is given (default: /etc/resolv.conf's first).", valueName: "HOST:PORT"))
     var dns: String?
 
     @Option(help: ArgumentHelp("Bind outgoing connections to these local addresses, round robin.", valueName: "LIST|FIRST-LAST"))
@@ -91,7 +92,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Stop the load after this long (e.g. 90s, 10m, 8h); sessions then log out.")
     var duration: String?
 
-    @Option(help: "TLS: starttls (default; a server that does not offer it fails with tls-not-offered), direct (e.g. port 5223) or none (plaintext, explicit).")
+    @Option(
+        help:
+            "TLS: starttls (default; a server that does not offer it fails with tls-not-offered), direct (e.g. port 5223) or none (plaintext, explicit)."
+    )
     var tls: String?
 
     @Flag(help: "Accept self-signed or otherwise unverifiable server certificates (lab servers).")
@@ -103,7 +107,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Seed for think times, choices and targets (reproducible runs).")
     var seed: UInt64?
 
-    @Option(help: ArgumentHelp("Run generator i of N (0-based): arrivals n with n mod N = i and the i-th of N blocks of --accounts; N generators together run the plan once. Merge their results with `xmppload report DIR...`.", valueName: "i/N"))
+    @Option(
+        help: ArgumentHelp(
+            "Run generator i of N (0-based): arrivals n with n mod N = i and the i-th of N blocks of --accounts; N generators together run the plan once. Merge their results with `xmppload report DIR...`.",
+            valueName: "i/N"))
     var segment: String?
 
     @Option(help: "Results directory (default results/<timestamp>-<profile>); one that holds a run is refused.")
@@ -133,13 +140,21 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Plain progress lines even on a terminal.")
     var plain = false
 
-    @Option(help: ArgumentHelp("Deliberate churn: drop R online sessions per second across the run (e.g. 5/s or 300/m) while the load runs; each reconnects (back-off of its reconnect policy) and logs in again, timed. Soaks the server's login path.", valueName: "R"))
+    @Option(
+        help: ArgumentHelp(
+            "Deliberate churn: drop R online sessions per second across the run (e.g. 5/s or 300/m) while the load runs; each reconnects (back-off of its reconnect policy) and logs in again, timed. Soaks the server's login path.",
+            valueName: "R"))
     var churn: String?
 
-    @Option(help: "A session whose socket stops draining (the server stopped reading) for this long ends with write-stalled; its program pauses meanwhile.")
+    @Option(
+        help:
+            "A session whose socket stops draining (the server stopped reading) for this long ends with write-stalled; its program pauses meanwhile.")
     var writeStall: String = "30s"
 
-    @Option(help: ArgumentHelp("After a logged-in session loses its connection (server restart, reset, stream error), reconnect up to N times in a row with exponential back-off and full jitter; 0 never. Overrides the profiles' `reconnect:` attempts.", valueName: "N"))
+    @Option(
+        help: ArgumentHelp(
+            "After a logged-in session loses its connection (server restart, reset, stream error), reconnect up to N times in a row with exponential back-off and full jitter; 0 never. Overrides the profiles' `reconnect:` attempts.",
+            valueName: "N"))
     var reconnect: Int?
 
     @Option(help: "A name for what this run measured (e.g. prosody-0.12.4), recorded in the manifest; `compare` shows it.")
@@ -148,8 +163,11 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A free key=value recorded in the manifest (e.g. build=4.9.2, gc=g1); repeatable.", valueName: "key=value"))
     var tag: [String] = []
 
-    @Option(name: .customLong("threshold"),
-            help: ArgumentHelp("A pass/fail rule, e.g. 'login.p99 < 800ms', 'errors.rate < 0.1% over 10m', 'trend(message.p99) < 5%/h' (repeatable; adds to the profile's `thresholds:`). A failed threshold exits 99.", valueName: "rule"))
+    @Option(
+        name: .customLong("threshold"),
+        help: ArgumentHelp(
+            "A pass/fail rule, e.g. 'login.p99 < 800ms', 'errors.rate < 0.1% over 10m', 'trend(message.p99) < 5%/h' (repeatable; adds to the profile's `thresholds:`). A failed threshold exits 99.",
+            valueName: "rule"))
     var thresholds: [String] = []
 
     @Option(help: "Exclude the first D of the run (e.g. 5m) from thresholds and trends.")
@@ -186,10 +204,12 @@ struct RunCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("xmppload: \(error)\n".utf8))
             throw ExitCode(ExitStatus.usage.rawValue)
         }
-        let run = LoadRun(configuration: options.configuration, definition: definition, plan: options.plan,
-                          runID: options.runID)
-        let console = ConsoleProgress(interactive: options.configuration.interactive, runID: run.runID,
-                                      outputDirectory: options.configuration.outputDirectory)
+        let run = LoadRun(
+            configuration: options.configuration, definition: definition, plan: options.plan,
+            runID: options.runID)
+        let console = ConsoleProgress(
+            interactive: options.configuration.interactive, runID: run.runID,
+            outputDirectory: options.configuration.outputDirectory)
         let signals = SignalTrap(signals: [SIGINT, SIGTERM]) { run.requestStop() }
         defer { signals.cancel() }
         let watch = ThresholdWatch(monitor: ThresholdMonitor(evaluator: options.evaluator), abortOnFail: abortOnFail)
@@ -202,8 +222,9 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         let evaluator = watch.evaluator
-        let verdict = evaluator.verdict(stopReason: summary.stopReason,
-                                        finalLost: summary.messages.lost > evaluator.lostInIntervals ? summary.messages.lost - evaluator.lostInIntervals : 0)
+        let verdict = evaluator.verdict(
+            stopReason: summary.stopReason,
+            finalLost: summary.messages.lost > evaluator.lostInIntervals ? summary.messages.lost - evaluator.lostInIntervals : 0)
         summary.apply(verdict)
         do {
             try Self.writeVerdict(summary, directory: ResultsDirectory(path: options.configuration.outputDirectory))
@@ -264,7 +285,9 @@ struct RunCommand: AsyncParsableCommand {
 
     func resolveOptions(environment: ConnectionDefaults, definition: RunDefinition) throws -> ResolvedOptions {
         var problems: [String] = []
-        let serverTexts = !server.isEmpty ? server
+        let serverTexts =
+            !server.isEmpty
+            ? server
             : Self.serverList(environment: ProcessInfo.processInfo.environment, file: serverEnv) ?? environment.server.map { [$0] } ?? []
         var endpoints: [WeightedEndpoint] = []
         for text in serverTexts {
@@ -312,8 +335,9 @@ struct RunCommand: AsyncParsableCommand {
         if let loops, !(1...Self.maxLoops).contains(loops) {
             problems.append("--loops must be 1 to \(Self.maxLoops), got \(loops)")
         }
-        let resolvedPassword = Self.resolvePassword(flag: password, file: passwordFile, environment: environment.password,
-                                                    problems: &problems)
+        let resolvedPassword = Self.resolvePassword(
+            flag: password, file: passwordFile, environment: environment.password,
+            problems: &problems)
         var segmentValue = Segment.whole
         if let segment {
             if let parsed = Segment(parsing: segment) {
@@ -383,11 +407,13 @@ struct RunCommand: AsyncParsableCommand {
         configuration.endpoints = endpoints
         configuration.sourceAddresses = sourcePool
         configuration.startAt = startDate
-        let evaluator = VerdictEvaluator(rules: (definition.thresholds + flagThresholds).map(VerdictRule.init),
-                                         warmup: warmupValue.seconds, loadEnd: plan.stopAfter?.seconds,
-                                         targetSessions: Self.targetUsers(plan))
-        return ResolvedOptions(configuration: configuration, plan: plan, evaluator: evaluator, definition: definition,
-                               runID: runId)
+        let evaluator = VerdictEvaluator(
+            rules: (definition.thresholds + flagThresholds).map(VerdictRule.init),
+            warmup: warmupValue.seconds, loadEnd: plan.stopAfter?.seconds,
+            targetSessions: Self.targetUsers(plan))
+        return ResolvedOptions(
+            configuration: configuration, plan: plan, evaluator: evaluator, definition: definition,
+            runID: runId)
     }
 
     /// Parses `--threshold` texts; each problem becomes `--threshold 'TEXT': column N: message (hint)`.
@@ -487,7 +513,8 @@ struct RunCommand: AsyncParsableCommand {
         for argument in arguments {
             let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2, !parts[0].isEmpty,
-                  parts[0].allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }) else {
+                parts[0].allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) })
+            else {
                 problems.append("--tag must be key=value (key: letters, digits, . _ -), got '\(argument)'")
                 continue
             }
@@ -500,7 +527,8 @@ struct RunCommand: AsyncParsableCommand {
 
     static func parseServer(_ text: String) -> (String, Int)? {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-              (1...65535).contains(port) else { return nil }
+            (1...65535).contains(port)
+        else { return nil }
         var host = String(text[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return host.isEmpty ? nil : (host, port)
@@ -514,7 +542,8 @@ struct RunCommand: AsyncParsableCommand {
     static func parseRange(_ text: String) -> ClosedRange<Int>? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, let first = Int(parts[0]), let last = Int(parts[1]), first <= last, first >= 0,
-              last <= maxAccountNumber else { return nil }
+            last <= maxAccountNumber
+        else { return nil }
         return first...last
     }
 
@@ -605,7 +634,8 @@ extension VerdictRule {
         case .bytes: unit = .bytes
         case .fractionPerHour: unit = .fractionPerHour
         }
-        self.init(measure: measure, comparison: VerdictComparison(rawValue: threshold.comparison.rawValue) ?? .less,
-                  bound: threshold.bound, unit: unit, window: threshold.window, isTrend: threshold.isTrend, text: threshold.text)
+        self.init(
+            measure: measure, comparison: VerdictComparison(rawValue: threshold.comparison.rawValue) ?? .less,
+            bound: threshold.bound, unit: unit, window: threshold.window, isTrend: threshold.isTrend, text: threshold.text)
     }
 }

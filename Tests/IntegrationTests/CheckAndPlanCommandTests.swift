@@ -19,7 +19,8 @@ import Testing
         let first = directory.appendingPathComponent("first.yaml")
         let second = directory.appendingPathComponent("second.yaml")
         try "steps: [ping, login]\n".write(to: first, atomically: true, encoding: .utf8)
-        try "steps: [login, stay_online, {think: 1s}]\nload: {phases: [{rate: 0, duration: 1m}]}\n".write(to: second, atomically: true, encoding: .utf8)
+        try "steps: [login, stay_online, {think: 1s}]\nload: {phases: [{rate: 0, duration: 1m}]}\n".write(
+            to: second, atomically: true, encoding: .utf8)
         let result = try CommandLineTests.xmppload(["check", first.path, "profiles/login.yaml", second.path], timeout: 30)
         #expect(result.status == 2)
         #expect(result.output.contains("\(first.path):1:9: error: a ping step before login"))
@@ -38,7 +39,8 @@ import Testing
     }
 
     @Test func planFlagsOverrideTheProfileAndAreChecked() throws {
-        let closed = try CommandLineTests.xmppload(["plan", "profiles/chat.yaml", "--sessions", "2000", "--ramp", "20s", "--duration", "90s"], timeout: 30)
+        let closed = try CommandLineTests.xmppload(
+            ["plan", "profiles/chat.yaml", "--sessions", "2000", "--ramp", "20s", "--duration", "90s"], timeout: 30)
         #expect(closed.status == 0, "\(closed.output)")
         #expect(closed.output.contains("  1. closed: 2000 users, ramp 20s, 1m30s  starts at 0s  arrivals 2000"))
         let both = try CommandLineTests.xmppload(["plan", "profiles/chat.yaml", "--sessions", "5", "--rate", "3"], timeout: 30)

@@ -9,15 +9,18 @@ import Testing
         let result = try CommandLineTests.xmppload([
             "run", "profiles/cluster-cross.yaml", "--domain", "load.test", "--sessions", "1",
             "--server", "127.0.0.2:5222", "--server", "127.0.0.3", "--source", "127.0.0.9-127.0.0.2,bogus",
-            "--var", "peerr=1", "--var", "novalue", "--start-at", "2001-01-01T00:00:00Z", "--run-id", "../x"])
+            "--var", "peerr=1", "--var", "novalue", "--start-at", "2001-01-01T00:00:00Z", "--run-id", "../x",
+        ])
         #expect(result.status == 2, "\(result.output)")
-        for problem in ["--server '127.0.0.3' is not HOST:PORT[,weight=W]",
-                        "--source: range '127.0.0.9-127.0.0.2' ends before it starts",
-                        "--source: 'bogus' is not an IP address",
-                        "--var peerr: the profile defines no variable 'peerr'; its variables are peer, peer_prefix",
-                        "--var must be KEY=VALUE, got 'novalue'",
-                        "--start-at 2001-01-01T00:00:00Z is",
-                        "--run-id must be 1-64 letters"] {
+        for problem in [
+            "--server '127.0.0.3' is not HOST:PORT[,weight=W]",
+            "--source: range '127.0.0.9-127.0.0.2' ends before it starts",
+            "--source: 'bogus' is not an IP address",
+            "--var peerr: the profile defines no variable 'peerr'; its variables are peer, peer_prefix",
+            "--var must be KEY=VALUE, got 'novalue'",
+            "--start-at 2001-01-01T00:00:00Z is",
+            "--run-id must be 1-64 letters",
+        ] {
             #expect(result.output.contains(problem), "missing '\(problem)' in:\n\(result.output)")
         }
     }
@@ -33,11 +36,14 @@ import Testing
         defer { b.stop() }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-spread-\(UUID().uuidString.prefix(6))").path
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let child = try ChildProcess.spawn(CommandLineTests.binary, [
-            "run", LocalServer.repositoryRoot.appendingPathComponent("profiles/idle.yaml").path,
-            "--server", "127.0.0.1:\(a.port),weight=2", "--server", "127.0.0.1:\(b.port)", "--domain", a.domain,
-            "--password", a.password, "--accounts", "1-30", "--sessions", "30", "--ramp", "2s", "--duration", "8s",
-            "--source", "127.0.0.2,127.0.0.3", "--insecure", "--plain", "--out", out])
+        let child = try ChildProcess.spawn(
+            CommandLineTests.binary,
+            [
+                "run", LocalServer.repositoryRoot.appendingPathComponent("profiles/idle.yaml").path,
+                "--server", "127.0.0.1:\(a.port),weight=2", "--server", "127.0.0.1:\(b.port)", "--domain", a.domain,
+                "--password", a.password, "--accounts", "1-30", "--sessions", "30", "--ramp", "2s", "--duration", "8s",
+                "--source", "127.0.0.2,127.0.0.3", "--insecure", "--plain", "--out", out,
+            ])
         defer { child.removeLog() }
         // While everyone is online: whose connections are they?
         Thread.sleep(forTimeInterval: 5)
@@ -75,7 +81,8 @@ import Testing
         let result = try CommandLineTests.xmppload([
             "run", "profiles/cluster-cross.yaml", "--server", "127.0.0.1:\(server.port)", "--domain", server.domain,
             "--password", server.password, "--accounts", "1-4", "--sessions", "4", "--var", "peer=1", "--insecure",
-            "--duration", "4s", "--start-at", "+3s", "--run-id", "gen-run.1", "--plain", "--out", out])
+            "--duration", "4s", "--start-at", "+3s", "--run-id", "gen-run.1", "--plain", "--out", out,
+        ])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("waiting 3 s for --start-at"), "\(result.output)")
         let summary = try ResultsDirectory(path: out).readSummary()

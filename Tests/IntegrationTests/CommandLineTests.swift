@@ -33,10 +33,12 @@ import Testing
         // README: xmppload run profiles/chat.yaml --server 127.0.0.1:5222 --domain load.test \
         //   --accounts 1-2000 --password secret --sessions 2000 --duration 90s --out results/chat-1
         // (scaled down: 200 sessions, 20 s, and the private server's port; --insecure for its certificate)
-        let result = try Self.xmppload(["run", "profiles/chat.yaml", "--server", "127.0.0.1:\(server.port)",
-                                        "--domain", "load.test", "--accounts", "1-200", "--password", "secret",
-                                        "--sessions", "200", "--ramp", "4s", "--duration", "20s", "--insecure",
-                                        "--out", out, "--interval", "2s"])
+        let result = try Self.xmppload([
+            "run", "profiles/chat.yaml", "--server", "127.0.0.1:\(server.port)",
+            "--domain", "load.test", "--accounts", "1-200", "--password", "secret",
+            "--sessions", "200", "--ramp", "4s", "--duration", "20s", "--insecure",
+            "--out", out, "--interval", "2s",
+        ])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("online"), "no progress lines:\n\(result.output)")
         #expect(result.output.contains("login.sasl"))
@@ -55,10 +57,13 @@ import Testing
         defer { server.stop() }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-sigterm-\(UUID().uuidString.prefix(6))").path
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let result = try Self.xmppload(["run", "profiles/idle.yaml", "--server", "127.0.0.1:\(server.port)",
-                                        "--domain", "load.test", "--accounts", "1-50", "--password", "secret",
-                                        "--sessions", "50", "--duration", "10m", "--insecure", "--out", out,
-                                        "--interval", "1s"], signalAfter: 4, timeout: 60)
+        let result = try Self.xmppload(
+            [
+                "run", "profiles/idle.yaml", "--server", "127.0.0.1:\(server.port)",
+                "--domain", "load.test", "--accounts", "1-50", "--password", "secret",
+                "--sessions", "50", "--duration", "10m", "--insecure", "--out", out,
+                "--interval", "1s",
+            ], signalAfter: 4, timeout: 60)
         #expect(result.status == 130, "an interrupted run has its own exit code: \(result.output)")
         #expect(result.output.contains("stopping (interrupted)"))
         let directory = ResultsDirectory(path: out)
@@ -79,10 +84,13 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: base) }
         let root = LocalServer.repositoryRoot.path
         let children = try (0..<2).map { index in
-            try ChildProcess.spawn(Self.binary, [
-                "run", root + "/profiles/login.yaml", "--server", "127.0.0.1:\(server.port)", "--domain", "load.test",
-                "--accounts", "1-40", "--password", "secret", "--sessions", "40", "--ramp", "2s", "--insecure",
-                "--segment", "\(index)/2", "--out", "\(base)/gen-\(index)", "--interval", "1s", "--seed", "7"])
+            try ChildProcess.spawn(
+                Self.binary,
+                [
+                    "run", root + "/profiles/login.yaml", "--server", "127.0.0.1:\(server.port)", "--domain", "load.test",
+                    "--accounts", "1-40", "--password", "secret", "--sessions", "40", "--ramp", "2s", "--insecure",
+                    "--segment", "\(index)/2", "--out", "\(base)/gen-\(index)", "--interval", "1s", "--seed", "7",
+                ])
         }
         defer { children.forEach { $0.removeLog() } }
         for child in children {
@@ -109,8 +117,10 @@ import Testing
     }
 
     @Test func aBadSegmentIsAUsageError() throws {
-        let result = try Self.xmppload(["run", "profiles/login.yaml", "--domain", "load.test", "--sessions", "5",
-                                        "--accounts", "1-2", "--segment", "0/3"])
+        let result = try Self.xmppload([
+            "run", "profiles/login.yaml", "--domain", "load.test", "--sessions", "5",
+            "--accounts", "1-2", "--segment", "0/3",
+        ])
         #expect(result.status == 2, "\(result.output)")
         #expect(result.output.contains("--segment 0/3: --accounts 1-2 has fewer accounts than segments"), "\(result.output)")
         let malformed = try Self.xmppload(["run", "profiles/login.yaml", "--domain", "load.test", "--sessions", "5", "--segment", "3/3"])
@@ -121,13 +131,13 @@ import Testing
     @Test func aBrokenProfileExitsTwoWithEveryProblem() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString.prefix(6)).yaml")
         try """
-            name: broken
-            stepz: []
-            steps:
-              - message: {to: random, body_size: -5}
-              - think: {uniform: [3s, 1s]}
-              - login
-            """.write(to: file, atomically: true, encoding: .utf8)
+        name: broken
+        stepz: []
+        steps:
+          - message: {to: random, body_size: -5}
+          - think: {uniform: [3s, 1s]}
+          - login
+        """.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         let result = try Self.xmppload(["run", file.path, "--domain", "load.test", "--sessions", "1"])
         #expect(result.status == 2)
@@ -145,11 +155,15 @@ import Testing
 
     /// `run` reads the load flags with `plan`'s rules (LoadFlags) and names every problem at once.
     @Test func runReportsEveryLoadFlagProblemAtOnce() throws {
-        let result = try Self.xmppload(["run", "profiles/login.yaml", "--domain", "load.test", "--sessions", "0",
-                                        "--ramp", "ten", "--interval", "soon", "--tls", "carrier-pigeon"])
+        let result = try Self.xmppload([
+            "run", "profiles/login.yaml", "--domain", "load.test", "--sessions", "0",
+            "--ramp", "ten", "--interval", "soon", "--tls", "carrier-pigeon",
+        ])
         #expect(result.status == 2, "\(result.status): \(result.output)")
-        for problem in ["--sessions must be between 1 and", "--ramp: 'ten' is not a duration",
-                        "--interval: 'soon' is not a duration", "--tls must be starttls, direct or none"] {
+        for problem in [
+            "--sessions must be between 1 and", "--ramp: 'ten' is not a duration",
+            "--interval: 'soon' is not a duration", "--tls must be starttls, direct or none",
+        ] {
             #expect(result.output.contains(problem), "missing '\(problem)' in:\n\(result.output)")
         }
     }
@@ -161,8 +175,10 @@ import Testing
     func provisionCreatesAccountsWithMutualRostersAndIsIdempotent() throws {
         let server = try LocalServer.start(accounts: 0)
         defer { server.stop() }
-        let arguments = ["provision", "--server", "127.0.0.1:\(server.port)", "--domain", server.domain, "--accounts", "1-25",
-                         "--password", "pw", "--concurrency", "10", "--rosters", "--insecure"]
+        let arguments = [
+            "provision", "--server", "127.0.0.1:\(server.port)", "--domain", server.domain, "--accounts", "1-25",
+            "--password", "pw", "--concurrency", "10", "--rosters", "--insecure",
+        ]
         let first = try CommandLineTests.xmppload(arguments)
         #expect(first.status == 0, "\(first.output)")
         #expect(first.output.contains("provisioned user1..25@load.test: created 25, existed 0, failed 0"), "\(first.output)")

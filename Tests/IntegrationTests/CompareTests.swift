@@ -1,9 +1,10 @@
 import Foundation
+import LoadResults
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import LoadResults
-import Testing
 
 /// `xmppload compare` on real runs: the same seeded profile twice against one private Prosody, and
 /// once through a `DelayProxy` that holds every server→client chunk back 20 ms. The twin runs must
@@ -13,15 +14,20 @@ import Testing
     /// Tolerances for a shared, busy 2-core machine: with one run per side the bootstrap over
     /// intervals cannot see run-to-run variation (another build may slow one run), so twin runs need
     /// room. 20 ms per server chunk adds far more than this to every login (several round trips).
-    static let tolerances = ["--tolerance", "p50=50%", "--tolerance", "p90=100%", "--tolerance", "p99=200%",
-                             "--tolerance", "throughput=25%", "--tolerance", "error_rate=5pp", "--tolerance", "loss=5pp"]
+    static let tolerances = [
+        "--tolerance", "p50=50%", "--tolerance", "p90=100%", "--tolerance", "p99=200%",
+        "--tolerance", "throughput=25%", "--tolerance", "error_rate=5pp", "--tolerance", "loss=5pp",
+    ]
 
     static func run(port: Int, server: LocalServer, out: String, label: String) throws -> CommandLineTests.Result {
-        try CommandLineTests.xmppload(["run", "profiles/compare.yaml", "--server", "127.0.0.1:\(port)",
-                                       "--domain", server.domain, "--accounts", "1-100", "--password", server.password,
-                                       "--sessions", "100", "--ramp", "10s", "--duration", "20s", "--insecure",
-                                       "--out", out, "--interval", "1s", "--plain", "--label", label, "--tag", "route=\(label)"],
-                                      timeout: 150)
+        try CommandLineTests.xmppload(
+            [
+                "run", "profiles/compare.yaml", "--server", "127.0.0.1:\(port)",
+                "--domain", server.domain, "--accounts", "1-100", "--password", server.password,
+                "--sessions", "100", "--ramp", "10s", "--duration", "20s", "--insecure",
+                "--out", out, "--interval", "1s", "--plain", "--label", label, "--tag", "route=\(label)",
+            ],
+            timeout: 150)
     }
 
     /// Runs `compare`; when the only reasons for refusing are generator saturation (the machine is
@@ -44,7 +50,9 @@ import Testing
         defer { server.stop() }
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-compare-\(UUID().uuidString.prefix(6))").path
         defer { try? FileManager.default.removeItem(atPath: base) }
-        let runA = base + "/a", runB = base + "/b", runSlow = base + "/slow"
+        let runA = base + "/a"
+        let runB = base + "/b"
+        let runSlow = base + "/slow"
 
         for (out, label) in [(runA, "direct-a"), (runB, "direct-b")] {
             let result = try Self.run(port: server.port, server: server, out: out, label: label)
@@ -79,7 +87,8 @@ import Testing
         #expect(slowed.output.contains("outcome: regressed"))
 
         // The JSON names the same regressions.
-        let json = try CommandLineTests.xmppload(["compare", runA, runSlow, "--json", "--force", "--resamples", "500"] + Self.tolerances, timeout: 180)
+        let json = try CommandLineTests.xmppload(
+            ["compare", runA, runSlow, "--json", "--force", "--resamples", "500"] + Self.tolerances, timeout: 180)
         #expect(json.status == 3)
         let comparison = try JSONDecoder().decode(Comparison.self, from: Data(json.output.utf8))
         #expect(comparison.rows.first { $0.metric.key == "login.p50" }?.verdict == .regressed)
@@ -104,8 +113,11 @@ import Testing
     }
 
     @Test func badTagsAreUsageErrorsListedWithTheOthers() throws {
-        let result = try CommandLineTests.xmppload(["run", "profiles/login.yaml", "--domain", "load.test", "--sessions", "5",
-                                                    "--tag", "no-equals", "--tag", "build=1", "--tag", "build=2", "--tls", "sometimes"], timeout: 60)
+        let result = try CommandLineTests.xmppload(
+            [
+                "run", "profiles/login.yaml", "--domain", "load.test", "--sessions", "5",
+                "--tag", "no-equals", "--tag", "build=1", "--tag", "build=2", "--tls", "sometimes",
+            ], timeout: 60)
         #expect(result.status == 2, "\(result.output)")
         #expect(result.output.contains("--tag must be key=value (key: letters, digits, . _ -), got 'no-equals'"), "\(result.output)")
         #expect(result.output.contains("--tag build given twice"), "\(result.output)")

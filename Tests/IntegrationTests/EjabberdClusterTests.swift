@@ -44,14 +44,20 @@ import Testing
         // messages each to user26, starting after the receivers logged in. One run id for both.
         let runID = "cross-\(UUID().uuidString.prefix(6))"
         let common = ["--domain", "load.test", "--password", "secret", "--insecure", "--plain", "--run-id", runID]
-        let receiver = try ChildProcess.spawn(CommandLineTests.binary, [
-            LocalServer.repositoryRoot.appendingPathComponent("profiles/idle.yaml").path, "--server", servers[1],
-            "--accounts", "26-50", "--sessions", "25", "--duration", "20s", "--out", "\(base)/node2"].run(common))
+        let receiver = try ChildProcess.spawn(
+            CommandLineTests.binary,
+            [
+                LocalServer.repositoryRoot.appendingPathComponent("profiles/idle.yaml").path, "--server", servers[1],
+                "--accounts", "26-50", "--sessions", "25", "--duration", "20s", "--out", "\(base)/node2",
+            ].run(common))
         defer { receiver.removeLog() }
-        let sender = try ChildProcess.spawn(CommandLineTests.binary, [
-            LocalServer.repositoryRoot.appendingPathComponent("profiles/cluster-cross.yaml").path, "--server", servers[0],
-            "--accounts", "1-25", "--sessions", "25", "--var", "peer=26", "--start-at", "+6s", "--duration", "10s",
-            "--out", "\(base)/node1"].run(common))
+        let sender = try ChildProcess.spawn(
+            CommandLineTests.binary,
+            [
+                LocalServer.repositoryRoot.appendingPathComponent("profiles/cluster-cross.yaml").path, "--server", servers[0],
+                "--accounts", "1-25", "--sessions", "25", "--var", "peer=26", "--start-at", "+6s", "--duration", "10s",
+                "--out", "\(base)/node1",
+            ].run(common))
         defer { sender.removeLog() }
         let senderStatus = sender.wait(timeout: 90)
         let receiverStatus = receiver.wait(timeout: 90)

@@ -20,11 +20,14 @@ import Testing
           - logout
         """
 
-    static func configuration(_ server: LocalServer, accounts: ClosedRange<Int>, out: String,
-                              password: String? = nil, port: Int? = nil) -> RunConfiguration {
-        RunConfiguration(host: server.host, port: port ?? server.port, domain: server.domain, accounts: accounts,
-                         password: password ?? server.password, tls: .startTLS, insecure: true, mechanism: .scramSHA1,
-                         outputDirectory: out, interval: .seconds(2))
+    static func configuration(
+        _ server: LocalServer, accounts: ClosedRange<Int>, out: String,
+        password: String? = nil, port: Int? = nil
+    ) -> RunConfiguration {
+        RunConfiguration(
+            host: server.host, port: port ?? server.port, domain: server.domain, accounts: accounts,
+            password: password ?? server.password, tls: .startTLS, insecure: true, mechanism: .scramSHA1,
+            outputDirectory: out, interval: .seconds(2))
     }
 
     static func temporaryDirectory(_ name: String) -> String {
@@ -45,7 +48,9 @@ import Testing
             // started or counted as dropped; every started session ends logged out or failed; the ledger
             // accounts for every message; every login that succeeded timed each of its phases once.
             let sessions = summary.sessions
-            #expect(sessions.started + summary.generator.droppedArrivals == 1000, "stop \(summary.stopReason), lag \(summary.generator.maxLoopLagMilliseconds) ms")
+            #expect(
+                sessions.started + summary.generator.droppedArrivals == 1000,
+                "stop \(summary.stopReason), lag \(summary.generator.maxLoopLagMilliseconds) ms")
             #expect(sessions.completed + sessions.failed == sessions.started)
             #expect(sessions.loggedIn <= sessions.started && sessions.peakConcurrent <= 1000)
             #expect(summary.messages.received + summary.messages.lost == summary.messages.sent)
@@ -54,8 +59,10 @@ import Testing
             // Errors, if any, are the kinds a loaded machine produces, never protocol or XML failures.
             // (message-service-unavailable: a random target went offline between the pick and the delivery;
             // connect-timeout and connection-reset: a starved server's accept backlog overflowed.)
-            let loadKinds = ["timeout-", "dropped-", "stopped-at-deadline", "message-no-online-target", "message-service-unavailable",
-                             "connect-timeout", "connection-reset"]
+            let loadKinds = [
+                "timeout-", "dropped-", "stopped-at-deadline", "message-no-online-target", "message-service-unavailable",
+                "connect-timeout", "connection-reset",
+            ]
             #expect(summary.errors.keys.allSatisfy { kind in loadKinds.contains { kind.hasPrefix($0) } }, "errors: \(summary.errors)")
             // Sanity floor, not a speed claim: 1,000 logins over 10 s is well inside what the local
             // Prosody sustains (about 130 logins/s on one core), so most must succeed and chat.
@@ -93,8 +100,9 @@ import Testing
             let out = Self.temporaryDirectory("badpw")
             defer { try? FileManager.default.removeItem(atPath: out) }
             let definition = try ProfileLoader.load(path: LocalServer.repositoryRoot.appendingPathComponent("profiles/login.yaml").path)
-            let run = LoadRun(configuration: Self.configuration(server, accounts: 1...20, out: out, password: "wrong"),
-                              definition: definition, plan: .closed(sessions: 20, ramp: .seconds(1), duration: nil))
+            let run = LoadRun(
+                configuration: Self.configuration(server, accounts: 1...20, out: out, password: "wrong"),
+                definition: definition, plan: .closed(sessions: 20, ramp: .seconds(1), duration: nil))
             let summary = try await run.run()
             #expect(summary.sessions.started == 20)
             #expect(summary.sessions.loggedIn == 0)
@@ -111,8 +119,9 @@ import Testing
         let out = Self.temporaryDirectory("refused")
         defer { try? FileManager.default.removeItem(atPath: out) }
         let definition = try ProfileLoader.load(path: LocalServer.repositoryRoot.appendingPathComponent("profiles/login.yaml").path)
-        let run = LoadRun(configuration: Self.configuration(server, accounts: 1...5, out: out),
-                          definition: definition, plan: .closed(sessions: 5, ramp: .zero, duration: nil))
+        let run = LoadRun(
+            configuration: Self.configuration(server, accounts: 1...5, out: out),
+            definition: definition, plan: .closed(sessions: 5, ramp: .zero, duration: nil))
         let summary = try await run.run()
         #expect(summary.sessions.failed == 5)
         #expect(summary.errors == ["connect-refused": 5])
@@ -125,8 +134,9 @@ import Testing
             defer { try? FileManager.default.removeItem(atPath: out) }
             // Idle sessions hold their accounts: 20 arrivals/s for 2 s against 10 accounts.
             let definition = try ProfileLoader.load(path: LocalServer.repositoryRoot.appendingPathComponent("profiles/idle.yaml").path)
-            let run = LoadRun(configuration: Self.configuration(server, accounts: 1...10, out: out),
-                              definition: definition, plan: .open(rate: 20, duration: .seconds(2)))
+            let run = LoadRun(
+                configuration: Self.configuration(server, accounts: 1...10, out: out),
+                definition: definition, plan: .open(rate: 20, duration: .seconds(2)))
             let summary = try await run.run()
             #expect(summary.sessions.started == 10)
             #expect(summary.sessions.loggedIn == 10)

@@ -22,7 +22,8 @@ import Testing
             let child = try ChildProcess.spawn("/usr/bin/python3", [script, name, "--port", "0", "--every", "\(every)"])
             for _ in 0..<200 {
                 if let line = child.output.split(separator: "\n").first(where: { $0.hasPrefix("port ") }),
-                   let port = Int(line.dropFirst(5)) {
+                    let port = Int(line.dropFirst(5))
+                {
                     return HostileServer(child: child, port: port)
                 }
                 usleep(50_000)
@@ -68,14 +69,18 @@ import Testing
     ]
 
     /// Runs `profile` against the server; returns the exit status, output and summary.
-    static func run(_ server: HostileServer, profile: String = "profiles/login.yaml", tls: String,
-                    extra: [String] = []) throws -> (status: Int32, output: String, summary: RunSummary, size: Int) {
+    static func run(
+        _ server: HostileServer, profile: String = "profiles/login.yaml", tls: String,
+        extra: [String] = []
+    ) throws -> (status: Int32, output: String, summary: RunSummary, size: Int) {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-hostile-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: out) }
         let result = try CommandLineTests.xmppload(
-            ["run", profile, "--server", "127.0.0.1:\(server.port)", "--domain", "load.test",
-             "--accounts", "1-\(sessions)", "--password", "secret", "--sessions", "\(sessions)", "--ramp", "1s",
-             "--tls", tls, "--out", out, "--interval", "1s", "--loops", "2", "--plain"] + extra, timeout: 120)
+            [
+                "run", profile, "--server", "127.0.0.1:\(server.port)", "--domain", "load.test",
+                "--accounts", "1-\(sessions)", "--password", "secret", "--sessions", "\(sessions)", "--ramp", "1s",
+                "--tls", tls, "--out", out, "--interval", "1s", "--loops", "2", "--plain",
+            ] + extra, timeout: 120)
         let summary = try ResultsDirectory(path: out).readSummary()
         let size = (try? FileManager.default.attributesOfItem(atPath: out + "/summary.json")[.size] as? Int) ?? 0
         return (result.status, result.output, summary, size)
@@ -130,8 +135,9 @@ import Testing
     func aServerThatStopsReadingDoesNotGrowMemory() throws {
         let server = try HostileServer.start("no-read")
         defer { server.stop() }
-        let (status, output, summary, _) = try Self.run(server, profile: "profiles/idle.yaml", tls: "none",
-                                                         extra: ["--sessions", "3", "--accounts", "1-3", "--duration", "25s", "--write-stall", "2s"])
+        let (status, output, summary, _) = try Self.run(
+            server, profile: "profiles/idle.yaml", tls: "none",
+            extra: ["--sessions", "3", "--accounts", "1-3", "--duration", "25s", "--write-stall", "2s"])
         #expect(status == 0 || status == 1, "status \(status):\n\(output)")
         #expect(summary.generator.peakRSSBytes < Self.rssBound, "peak RSS \(summary.generator.peakRSSBytes)")
         // Write backpressure: once the socket's kernel buffers (several MB each way on loopback) are full,

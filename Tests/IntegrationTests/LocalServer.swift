@@ -37,12 +37,14 @@ struct LocalServer: Sendable {
             if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
         }
         guard let port = values["XMPPLOAD_PORT"].flatMap(Int.init), let domain = values["XMPPLOAD_DOMAIN"],
-              let password = values["XMPPLOAD_PASSWORD"] else {
+            let password = values["XMPPLOAD_PASSWORD"]
+        else {
             _ = try? run(["down", "--dir", directory])
             throw LocalServerError(message: "local-server up printed no details:\n\(output)")
         }
-        return LocalServer(host: values["XMPPLOAD_HOST"] ?? "127.0.0.1", port: port, domain: domain,
-                           password: password, accounts: accounts, directory: directory)
+        return LocalServer(
+            host: values["XMPPLOAD_HOST"] ?? "127.0.0.1", port: port, domain: domain,
+            password: password, accounts: accounts, directory: directory)
     }
 
     func stop() {

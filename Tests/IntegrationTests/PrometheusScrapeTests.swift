@@ -1,6 +1,7 @@
 import Foundation
 import LoadResults
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,7 +16,7 @@ import Glibc
     /// Metrics a dashboard panel may query that a short clean run does not serve, each with why.
     static let appearOnlyWhenUsed: [String: String] = [
         // A counter per error kind, created when the first error is counted; a clean run has none.
-        "xmppload_errors_total": "created with the first error",
+        "xmppload_errors_total": "created with the first error"
     ]
 
     /// A blocking HTTP/1.0 GET on 127.0.0.1; returns (status code, body).
@@ -52,12 +53,14 @@ import Glibc
         let encoded = promQL.addingPercentEncoding(withAllowedCharacters: allowed)!
         let (status, body) = try get(port: port, path: "/api/v1/query?query=\(encoded)")
         guard status == 200, let json = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
-              let data = json["data"] as? [String: Any], let result = data["result"] as? [[String: Any]] else {
+            let data = json["data"] as? [String: Any], let result = data["result"] as? [[String: Any]]
+        else {
             throw ChildProcessError(message: "query \(promQL) failed: \(status) \(body)")
         }
         return result.compactMap { sample in
             guard let labels = sample["metric"] as? [String: String], let value = sample["value"] as? [Any],
-                  value.count == 2, let text = value[1] as? String, let number = Double(text) else { return nil }
+                value.count == 2, let text = value[1] as? String, let number = Double(text)
+            else { return nil }
             return (labels, number)
         }
     }
@@ -83,11 +86,13 @@ import Glibc
         let queries = try Self.dashboardMetrics()
         #expect(queries.allSatisfy { !$0.metrics.isEmpty }, "a query names no xmppload metric")
         let all = Set(queries.flatMap(\.metrics))
-        for metric in ["xmppload_sessions_online", "xmppload_sessions_connecting", "xmppload_sessions_live",
-                       "xmppload_sessions_logged_in_total", "xmppload_messages_received_total", "xmppload_latency_seconds",
-                       "xmppload_errors_total", "xmppload_sessions_reconnects_total", "xmppload_generator_cpu_percent",
-                       "xmppload_generator_rss_bytes", "xmppload_generator_open_fds", "xmppload_generator_loop_lag_p99_seconds",
-                       "xmppload_generator_saturated"] {
+        for metric in [
+            "xmppload_sessions_online", "xmppload_sessions_connecting", "xmppload_sessions_live",
+            "xmppload_sessions_logged_in_total", "xmppload_messages_received_total", "xmppload_latency_seconds",
+            "xmppload_errors_total", "xmppload_sessions_reconnects_total", "xmppload_generator_cpu_percent",
+            "xmppload_generator_rss_bytes", "xmppload_generator_open_fds", "xmppload_generator_loop_lag_p99_seconds",
+            "xmppload_generator_saturated",
+        ] {
             #expect(all.contains(metric), "no panel queries \(metric)")
         }
     }
@@ -104,17 +109,20 @@ import Glibc
         let metricsPort = try VerdictCommandTests.unusedPort()
         let webPort = try VerdictCommandTests.unusedPort()
         try """
-            global:
-              scrape_interval: 1s
-              scrape_timeout: 1s
-            scrape_configs:
-              - job_name: xmppload
-                static_configs:
-                  - targets: ['127.0.0.1:\(metricsPort)']
-            """.write(toFile: directory + "/prometheus.yml", atomically: true, encoding: .utf8)
-        let prometheus = try ChildProcess.spawn(Self.prometheusBinary, [
-            "--config.file=\(directory)/prometheus.yml", "--storage.tsdb.path=\(directory)/data",
-            "--web.listen-address=127.0.0.1:\(webPort)", "--log.level=warn"])
+        global:
+          scrape_interval: 1s
+          scrape_timeout: 1s
+        scrape_configs:
+          - job_name: xmppload
+            static_configs:
+              - targets: ['127.0.0.1:\(metricsPort)']
+        """.write(toFile: directory + "/prometheus.yml", atomically: true, encoding: .utf8)
+        let prometheus = try ChildProcess.spawn(
+            Self.prometheusBinary,
+            [
+                "--config.file=\(directory)/prometheus.yml", "--storage.tsdb.path=\(directory)/data",
+                "--web.listen-address=127.0.0.1:\(webPort)", "--log.level=warn",
+            ])
         defer {
             kill(prometheus.pid, SIGTERM)
             _ = prometheus.wait(timeout: 30)
@@ -132,11 +140,14 @@ import Glibc
         let server = try LocalServer.start(accounts: 20)
         defer { server.stop() }
         let out = directory + "/run"
-        let run = try ChildProcess.spawn(CommandLineTests.binary, [
-            "run", LocalServer.repositoryRoot.path + "/profiles/idle.yaml", "--server", "127.0.0.1:\(server.port)",
-            "--domain", server.domain, "--accounts", "1-20", "--password", server.password, "--sessions", "20",
-            "--ramp", "2s", "--duration", "20s", "--insecure", "--interval", "1s", "--metrics-port", "\(metricsPort)",
-            "--out", out])
+        let run = try ChildProcess.spawn(
+            CommandLineTests.binary,
+            [
+                "run", LocalServer.repositoryRoot.path + "/profiles/idle.yaml", "--server", "127.0.0.1:\(server.port)",
+                "--domain", server.domain, "--accounts", "1-20", "--password", server.password, "--sessions", "20",
+                "--ramp", "2s", "--duration", "20s", "--insecure", "--interval", "1s", "--metrics-port", "\(metricsPort)",
+                "--out", out,
+            ])
         defer { run.removeLog() }
 
         // While the run goes: Prometheus has scraped all 20 sessions online and the run's login p99.

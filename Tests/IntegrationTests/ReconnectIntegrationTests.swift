@@ -28,11 +28,13 @@ import XMPPCore
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-it-reconnect-\(UUID().uuidString.prefix(6))").path
         defer { try? FileManager.default.removeItem(atPath: out) }
         let definition = try ProfileLoader.load(yaml: Self.profile, file: "survive.yaml")
-        let configuration = RunConfiguration(host: server.host, port: server.port, domain: server.domain,
-                                             accounts: 1...sessions, password: server.password, tls: TLSMode.none,
-                                             outputDirectory: out, interval: .seconds(1))
-        let run = LoadRun(configuration: configuration, definition: definition,
-                          plan: .closed(sessions: sessions, ramp: .seconds(2), duration: .seconds(20)))
+        let configuration = RunConfiguration(
+            host: server.host, port: server.port, domain: server.domain,
+            accounts: 1...sessions, password: server.password, tls: TLSMode.none,
+            outputDirectory: out, interval: .seconds(1))
+        let run = LoadRun(
+            configuration: configuration, definition: definition,
+            plan: .closed(sessions: sessions, ramp: .seconds(2), duration: .seconds(20)))
         async let summary = run.run()
         // Everyone is online after the ramp; then the server goes away for ~3 s.
         try await Task.sleep(for: .seconds(6))
@@ -65,7 +67,8 @@ import XMPPCore
         let result = try CommandLineTests.xmppload([
             "run", "profiles/idle.yaml", "--server", "127.0.0.1:\(server.port)", "--domain", server.domain,
             "--password", server.password, "--accounts", "1-20", "--sessions", "20", "--ramp", "1s", "--duration", "12s",
-            "--churn", "4/s", "--insecure", "--plain", "--out", out])
+            "--churn", "4/s", "--insecure", "--plain", "--out", out,
+        ])
         #expect(result.status == 0, "\(result.output)")
         let summary = try ResultsDirectory(path: out).readSummary()
         let churned = summary.sessions.churned ?? 0

@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import LoadEngine
 import LoadProfile
 import LoadResults
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// DNS SRV discovery against a real resolver: Debian's dnsmasq, started by the test on a free UDP
 /// port of 127.0.0.1 with its own records and no upstream, stopped by PID. Skipped (with a note) when
@@ -33,10 +34,12 @@ import Testing
 
         static func start(records: [String] = clusterRecords) async throws -> DNSServer {
             let port = try freeUDPPort()
-            let process = try ChildProcess.spawn(dnsmasqPath, [
-                "--no-daemon", "--port", String(port), "--listen-address", "127.0.0.1", "--bind-interfaces",
-                "--no-resolv", "--no-hosts", "--conf-file=/dev/null", "--pid-file=", "--user=root",
-            ] + records)
+            let process = try ChildProcess.spawn(
+                dnsmasqPath,
+                [
+                    "--no-daemon", "--port", String(port), "--listen-address", "127.0.0.1", "--bind-interfaces",
+                    "--no-resolv", "--no-hosts", "--conf-file=/dev/null", "--pid-file=", "--user=root",
+                ] + records)
             // dnsmasq answers once it has bound the port; poll with a real query (any answer will do,
             // a refusal included).
             let resolver = try SRVResolver(dns: "127.0.0.1:\(port)", timeout: .milliseconds(300))
@@ -90,11 +93,12 @@ import Testing
         let server = try await DNSServer.start()
         defer { server.stop() }
         let endpoints = try await resolveEndpoints(domain: "load.test", directTLS: false, dns: "127.0.0.1:\(server.port)")
-        #expect(Set(endpoints) == [
-            WeightedEndpoint(host: "127.0.0.2", port: 5222, weight: 30, priority: 0),
-            WeightedEndpoint(host: "127.0.0.3", port: 5322, weight: 10, priority: 0),
-            WeightedEndpoint(host: "127.0.0.4", port: 5422, weight: 5, priority: 10),
-        ])
+        #expect(
+            Set(endpoints) == [
+                WeightedEndpoint(host: "127.0.0.2", port: 5222, weight: 30, priority: 0),
+                WeightedEndpoint(host: "127.0.0.3", port: 5322, weight: 10, priority: 0),
+                WeightedEndpoint(host: "127.0.0.4", port: 5422, weight: 5, priority: 10),
+            ])
         // The deterministic spread: exactly 3:1 over whole cycles; the backup gets nothing.
         let spread = try #require(WeightedEndpoints(endpoints))
         var counts: [String: Int] = [:]
@@ -114,8 +118,10 @@ import Testing
         // listens on them here: every session is refused, at the nodes' addresses).
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-srv-\(UUID().uuidString.prefix(6))").path
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let run = try CommandLineTests.xmppload(["run", "profiles/login.yaml", "--domain", "load.test", "--sessions", "4",
-                                                 "--dns", "127.0.0.1:\(server.port)", "--plain", "--out", out])
+        let run = try CommandLineTests.xmppload([
+            "run", "profiles/login.yaml", "--domain", "load.test", "--sessions", "4",
+            "--dns", "127.0.0.1:\(server.port)", "--plain", "--out", out,
+        ])
         #expect(run.status != 2, "\(run.output)")
         let summary = try ResultsDirectory(path: out).readSummary()
         #expect(summary.errors == ["connect-refused": 4], "\(summary.errors)")
@@ -179,7 +185,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: out) }
         let result = try CommandLineTests.xmppload([
             "run", "profiles/login.yaml", "--domain", server.domain, "--dns", "127.0.0.1:\(dns.port)",
-            "--password", server.password, "--accounts", "1-5", "--sessions", "5", "--insecure", "--plain", "--out", out])
+            "--password", server.password, "--accounts", "1-5", "--sessions", "5", "--insecure", "--plain", "--out", out,
+        ])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("127.0.0.1:\(server.port)"), "\(result.output)")
         let summary = try ResultsDirectory(path: out).readSummary()

@@ -14,11 +14,13 @@ import Testing
         try await LocalServer.with(accounts: 40) { server in
             for name in Self.names {
                 let path = LocalServer.repositoryRoot.appendingPathComponent("profiles/\(name).yaml").path
-                let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-shipped-\(name)-\(UUID().uuidString.prefix(6))").path
+                let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-shipped-\(name)-\(UUID().uuidString.prefix(6))")
+                    .path
                 defer { try? FileManager.default.removeItem(atPath: out) }
                 let definition = try ProfileLoader.load(path: path)
-                let configuration = RunConfiguration(host: server.host, port: server.port, domain: server.domain, accounts: 1...20,
-                                                     password: server.password, insecure: true, outputDirectory: out, interval: .seconds(2))
+                let configuration = RunConfiguration(
+                    host: server.host, port: server.port, domain: server.domain, accounts: 1...20,
+                    password: server.password, insecure: true, outputDirectory: out, interval: .seconds(2))
                 var plan = LoadPlan.closed(sessions: 20, ramp: .seconds(2), duration: .seconds(12))
                 plan.seed = definition.plan?.seed ?? 1
                 let summary = try await LoadRun(configuration: configuration, definition: definition, plan: plan).run()

@@ -1,6 +1,7 @@
 import Foundation
 import LoadResults
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,14 +36,18 @@ import Glibc
         let out = Self.temporaryPath("unreachable")
         defer { try? FileManager.default.removeItem(atPath: out) }
         let port = try Self.unusedPort()
-        let result = try CommandLineTests.xmppload(["run", "profiles/login.yaml", "--server", "127.0.0.1:\(port)",
-                                                    "--domain", "load.test", "--sessions", "5", "--ramp", "1s",
-                                                    "--tls", "none", "--out", out, "--interval", "1s"], timeout: 90)
+        let result = try CommandLineTests.xmppload(
+            [
+                "run", "profiles/login.yaml", "--server", "127.0.0.1:\(port)",
+                "--domain", "load.test", "--sessions", "5", "--ramp", "1s",
+                "--tls", "none", "--out", out, "--interval", "1s",
+            ], timeout: 90)
         #expect(result.status == 1, "\(result.output)")
         let reasons = result.output.split(separator: "\n").filter { $0.hasPrefix("xmppload: ") }
         #expect(reasons.count == 1, "\(result.output)")
-        #expect(reasons.first?.hasPrefix("xmppload: the server was unreachable: none of 5 sessions could connect (connect-refused ×") == true,
-                "\(result.output)")
+        #expect(
+            reasons.first?.hasPrefix("xmppload: the server was unreachable: none of 5 sessions could connect (connect-refused ×") == true,
+            "\(result.output)")
         let summary = try ResultsDirectory(path: out).readSummary()
         #expect(summary.stopReason == "server-unreachable")
         #expect(summary.verdict?.kind == .serverUnreachable)
@@ -55,15 +60,17 @@ import Glibc
         defer { server.stop() }
         let profile = Self.temporaryPath("thresholds") + ".yaml"
         try """
-            name: login-thresholds
-            steps: [login, logout]
-            thresholds:
-              - login.count >= 20
-              - errors.count == 0
-            """.write(toFile: profile, atomically: true, encoding: .utf8)
+        name: login-thresholds
+        steps: [login, logout]
+        thresholds:
+          - login.count >= 20
+          - errors.count == 0
+        """.write(toFile: profile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: profile) }
-        let common = ["--server", "127.0.0.1:\(server.port)", "--domain", server.domain, "--accounts", "1-20",
-                      "--password", server.password, "--sessions", "20", "--ramp", "2s", "--insecure", "--interval", "1s"]
+        let common = [
+            "--server", "127.0.0.1:\(server.port)", "--domain", server.domain, "--accounts", "1-20",
+            "--password", server.password, "--sessions", "20", "--ramp", "2s", "--insecure", "--interval", "1s",
+        ]
 
         let passing = Self.temporaryPath("pass")
         defer { try? FileManager.default.removeItem(atPath: passing) }
@@ -90,11 +97,13 @@ import Glibc
         // No session logs in (wrong password): exit 1 whatever the thresholds say, one line saying why.
         let refused = Self.temporaryPath("refused")
         defer { try? FileManager.default.removeItem(atPath: refused) }
-        let wrong = try CommandLineTests.xmppload(["run", profile] + common.map { $0 == server.password ? "not-the-password" : $0 }
-                                                  + ["--out", refused])
+        let wrong = try CommandLineTests.xmppload(
+            ["run", profile] + common.map { $0 == server.password ? "not-the-password" : $0 }
+                + ["--out", refused])
         #expect(wrong.status == 1, "\(wrong.output)")
-        #expect(wrong.output.split(separator: "\n").filter { $0.hasPrefix("xmppload: ") }
-                    == ["xmppload: no session logged in: 20 started (sasl-not-authorized ×20)"], "\(wrong.output)")
+        #expect(
+            wrong.output.split(separator: "\n").filter { $0.hasPrefix("xmppload: ") }
+                == ["xmppload: no session logged in: 20 started (sasl-not-authorized ×20)"], "\(wrong.output)")
         let refusedSummary = try ResultsDirectory(path: refused).readSummary()
         #expect(refusedSummary.stopReason == "no-session-logged-in")
     }
@@ -106,11 +115,14 @@ import Glibc
         let out = Self.temporaryPath("abort")
         defer { try? FileManager.default.removeItem(atPath: out) }
         let started = Date()
-        let result = try CommandLineTests.xmppload(["run", "profiles/idle.yaml", "--server", "127.0.0.1:\(server.port)",
-                                                    "--domain", server.domain, "--accounts", "1-10", "--password", server.password,
-                                                    "--sessions", "10", "--ramp", "1s", "--duration", "10m", "--insecure",
-                                                    "--interval", "1s", "--warmup", "2s", "--threshold", "sessions.online > 10",
-                                                    "--abort-on-fail", "--out", out], timeout: 90)
+        let result = try CommandLineTests.xmppload(
+            [
+                "run", "profiles/idle.yaml", "--server", "127.0.0.1:\(server.port)",
+                "--domain", server.domain, "--accounts", "1-10", "--password", server.password,
+                "--sessions", "10", "--ramp", "1s", "--duration", "10m", "--insecure",
+                "--interval", "1s", "--warmup", "2s", "--threshold", "sessions.online > 10",
+                "--abort-on-fail", "--out", out,
+            ], timeout: 90)
         #expect(result.status == 99, "\(result.output)")
         #expect(Date().timeIntervalSince(started) < 90, "the 10 minute run was not cut short")
         // Ten sessions are online after the warm-up, so the rule fails at the first judged interval.
@@ -130,12 +142,12 @@ import Glibc
     @Test func checkValidatesThresholdsInTheProfileAndOnTheCommandLine() throws {
         let profile = Self.temporaryPath("check") + ".yaml"
         try """
-            name: check-thresholds
-            steps: [login, logout]
-            thresholds:
-              - login.p99 < 800ms
-              - errors.rat < 1%
-            """.write(toFile: profile, atomically: true, encoding: .utf8)
+        name: check-thresholds
+        steps: [login, logout]
+        thresholds:
+          - login.p99 < 800ms
+          - errors.rat < 1%
+        """.write(toFile: profile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: profile) }
         let result = try CommandLineTests.xmppload(["check", profile, "--threshold", "login.p98 < 1s", "--threshold", "messages.lost == 0"])
         #expect(result.status == 2, "\(result.output)")
@@ -156,8 +168,10 @@ import Glibc
 
     @Test func helpStatesTheExitCodes() throws {
         let help = try CommandLineTests.xmppload(["run", "--help"])
-        for line in ["0    the load ran and every threshold passed", "1    the run did not work", "99   a threshold failed",
-                     "130  interrupted", "2    usage or profile error", "--threshold <rule>", "--warmup", "--abort-on-fail"] {
+        for line in [
+            "0    the load ran and every threshold passed", "1    the run did not work", "99   a threshold failed",
+            "130  interrupted", "2    usage or profile error", "--threshold <rule>", "--warmup", "--abort-on-fail",
+        ] {
             #expect(help.output.contains(line), "missing '\(line)' in:\n\(help.output)")
         }
     }

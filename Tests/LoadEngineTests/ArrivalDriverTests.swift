@@ -1,13 +1,14 @@
 import Atomics
+import Foundation
 import LoadProfile
 import LoadResults
 import NIOCore
 import NIOEmbedded
 import NIOPosix
-import Foundation
 import SessionCore
 import Testing
 import XMPPCore
+
 @testable import LoadEngine
 
 /// The per-loop arrival driver on an `EmbeddedEventLoop`: arrivals start at their intended times,
@@ -57,20 +58,24 @@ import XMPPCore
         }
 
         static func make(on loop: any EventLoop, plan: LoadPlan, accounts: ClosedRange<Int>) throws -> (LoopContext, ArrivalDriver) {
-            let definition = try ProfileLoader.load(yaml: """
-                name: idle
-                login: {sasl: PLAIN, tls: none}
-                steps: [login, stay_online]
-                """, file: "idle.yaml")
-            let configuration = RunConfiguration(host: "127.0.0.1", port: 5222, domain: "load.test", accounts: accounts,
-                                                 password: "secret", tls: TLSMode.none, outputDirectory: "/tmp/unused",
-                                                 maxArrivalLateness: .seconds(1))
-            let environment = RunEnvironment(configuration: configuration, runID: "arrivals",
-                                             server: try SocketAddress(ipAddress: "127.0.0.1", port: 5222), tls: nil,
-                                             definition: definition, seed: 3, clockOrigin: loop.now)
+            let definition = try ProfileLoader.load(
+                yaml: """
+                    name: idle
+                    login: {sasl: PLAIN, tls: none}
+                    steps: [login, stay_online]
+                    """, file: "idle.yaml")
+            let configuration = RunConfiguration(
+                host: "127.0.0.1", port: 5222, domain: "load.test", accounts: accounts,
+                password: "secret", tls: TLSMode.none, outputDirectory: "/tmp/unused",
+                maxArrivalLateness: .seconds(1))
+            let environment = RunEnvironment(
+                configuration: configuration, runID: "arrivals",
+                server: try SocketAddress(ipAddress: "127.0.0.1", port: 5222), tls: nil,
+                definition: definition, seed: 3, clockOrigin: loop.now)
             let context = LoopContext(eventLoop: loop, environment: environment, loopIndex: 0)
-            let driver = ArrivalDriver(context: context, schedule: ArrivalSchedule(plan: plan), loopCount: 1, sessionCap: 10_000,
-                                       liveSessions: LiveSessionCounter(), serials: ManagedAtomic(0))
+            let driver = ArrivalDriver(
+                context: context, schedule: ArrivalSchedule(plan: plan), loopCount: 1, sessionCap: 10_000,
+                liveSessions: LiveSessionCounter(), serials: ManagedAtomic(0))
             return (context, driver)
         }
 
@@ -99,11 +104,12 @@ import XMPPCore
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
         let bound = try await loop.submit {
-            let (context, driver) = try Setup.make(on: loop, plan: .closed(sessions: 6, ramp: .seconds(3), duration: nil),
-                                                   accounts: 1...100)
+            let (context, driver) = try Setup.make(
+                on: loop, plan: .closed(sessions: 6, ramp: .seconds(3), duration: nil),
+                accounts: 1...100)
             context.connector = RefusingConnector()
             driver.start(runStart: loop.now)
-            Thread.sleep(forTimeInterval: 2.2) // the loop is blocked; the first arrival's timer fires late
+            Thread.sleep(forTimeInterval: 2.2)  // the loop is blocked; the first arrival's timer fires late
             return NIOLoopBound((context, driver), eventLoop: loop)
         }.get()
         try await Task.sleep(for: .seconds(2))

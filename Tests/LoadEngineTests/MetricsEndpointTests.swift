@@ -3,6 +3,7 @@ import LoadResults
 import NIOCore
 import NIOPosix
 import Testing
+
 @testable import LoadEngine
 
 /// The Prometheus endpoint answers a real HTTP request on loopback with the exposition format.
@@ -51,10 +52,13 @@ import Testing
             if count <= 0 { break }
             response += chunk[0..<count]
             if String(decoding: response, as: UTF8.self).contains("\r\n\r\n"),
-               let header = String(decoding: response, as: UTF8.self).components(separatedBy: "\r\n\r\n").first,
-               let lengthLine = header.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
-               let length = Int(lengthLine.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)),
-               response.count >= header.utf8.count + 4 + length { break }
+                let header = String(decoding: response, as: UTF8.self).components(separatedBy: "\r\n\r\n").first,
+                let lengthLine = header.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
+                let length = Int(lengthLine.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)),
+                response.count >= header.utf8.count + 4 + length
+            {
+                break
+            }
         }
         return String(decoding: response, as: UTF8.self)
     }

@@ -1,5 +1,6 @@
 import LoadProfile
 import Testing
+
 @testable import LoadEngine
 
 /// The lock-free account directory: claims are exclusive, releases clear the online bit, random

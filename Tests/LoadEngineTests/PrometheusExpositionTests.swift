@@ -1,5 +1,6 @@
 import LoadResults
 import Testing
+
 @testable import LoadEngine
 
 /// The exposition's names, kinds, help texts and labels are what dashboards query: they must not
@@ -14,8 +15,9 @@ import Testing
         var login = LatencyHistogram()
         for ms in 1...100 { login.record(nanoseconds: UInt64(ms) * 1_000_000) }
         interval.latency["login"] = login
-        var health = GeneratorHealth(cpuPercent: 12.5, cpuSeconds: 0.625, rssBytes: 1_048_576, openFileDescriptors: 42,
-                                     loopLagP99Milliseconds: 3, loopLagMaxMilliseconds: 4, cores: 2)
+        var health = GeneratorHealth(
+            cpuPercent: 12.5, cpuSeconds: 0.625, rssBytes: 1_048_576, openFileDescriptors: 42,
+            loopLagP99Milliseconds: 3, loopLagMaxMilliseconds: 4, cores: 2)
         health.saturated = true
         interval.health = health
         let exporter = PrometheusExporter()

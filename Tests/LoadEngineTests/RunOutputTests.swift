@@ -4,6 +4,7 @@ import LoadResults
 import NIOCore
 import Testing
 import XMPPCore
+
 @testable import LoadEngine
 
 /// A real run (real event loops, real sockets on loopback) fans its snapshots out to its outputs, and
@@ -48,7 +49,10 @@ import XMPPCore
                 bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
             }
         }
-        guard bound else { close(fd); throw IOError(errnoCode: errno, reason: "bind") }
+        guard bound else {
+            close(fd)
+            throw IOError(errnoCode: errno, reason: "bind")
+        }
         return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
@@ -64,9 +68,10 @@ import XMPPCore
         let (fd, port) = try Self.refusingPort()
         defer { close(fd) }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-outputs-\(UUID().uuidString.prefix(8))").path
-        let configuration = RunConfiguration(host: "127.0.0.1", port: port, domain: "load.test", accounts: 1...5,
-                                             password: "secret", tls: TLSMode.none, outputDirectory: out,
-                                             interval: .milliseconds(200), messageGrace: .milliseconds(200), eventLoops: 2)
+        let configuration = RunConfiguration(
+            host: "127.0.0.1", port: port, domain: "load.test", accounts: 1...5,
+            password: "secret", tls: TLSMode.none, outputDirectory: out,
+            interval: .milliseconds(200), messageGrace: .milliseconds(200), eventLoops: 2)
         let definition = try ProfileLoader.load(yaml: Self.profile, file: "refused.yaml")
         let output = RecordingOutput(stopAt: stopAt)
         let summary = try await LoadRun(configuration: configuration, definition: definition, plan: plan).run(outputs: [output])

@@ -3,9 +3,10 @@ import LoadProfile
 import LoadResults
 import NIOCore
 import NIOEmbedded
-import Testing
 import SessionCore
+import Testing
 import XMPPCore
+
 @testable import LoadEngine
 
 /// The whole session pipeline (byte counter → virtual user) on an `EmbeddedChannel`, replaying server
@@ -53,18 +54,21 @@ import XMPPCore
 
         init(profile yaml: String = SessionPipelineTests.profileYAML) throws {
             let definition = try ProfileLoader.load(yaml: yaml, file: "pipeline.yaml")
-            let configuration = RunConfiguration(host: "127.0.0.1", port: 5222, domain: "load.test", accounts: 1...10,
-                                                 password: "secret", tls: TLSMode.none, outputDirectory: "/tmp/unused")
-            let environment = RunEnvironment(configuration: configuration, runID: "test-run",
-                                             server: try SocketAddress(ipAddress: "127.0.0.1", port: 5222), tls: nil,
-                                             definition: definition, seed: 1, clockOrigin: loop.now)
+            let configuration = RunConfiguration(
+                host: "127.0.0.1", port: 5222, domain: "load.test", accounts: 1...10,
+                password: "secret", tls: TLSMode.none, outputDirectory: "/tmp/unused")
+            let environment = RunEnvironment(
+                configuration: configuration, runID: "test-run",
+                server: try SocketAddress(ipAddress: "127.0.0.1", port: 5222), tls: nil,
+                definition: definition, seed: 1, clockOrigin: loop.now)
             context = LoopContext(eventLoop: loop, environment: environment, loopIndex: 0)
             channel = EmbeddedChannel(loop: loop)
             context.connector = EmbeddedConnector(channel: channel, context: context)
             let identity = SessionIdentity(serial: 0, slot: 0, accountNumber: 1, username: "user1", bareJID: "user1@load.test")
             _ = environment.directory.claim(0)
-            let machine = SessionMachine(identity: identity, script: environment.scripts[0], settings: environment.settings,
-                                         host: context, generator: SeededGenerator(seed: 1, stream: 0), intendedStart: context.now())
+            let machine = SessionMachine(
+                identity: identity, script: environment.scripts[0], settings: environment.settings,
+                host: context, generator: SeededGenerator(seed: 1, stream: 0), intendedStart: context.now())
             user = VirtualUser(machine: machine, loop: context, userIndex: 0, phase: 0)
             header = try parser.parseHeader(Array("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>".utf8))
         }
@@ -151,8 +155,10 @@ import XMPPCore
     @Test func aSilentServerTimesTheLoginOut() throws {
         let harness = try Harness()
         try harness.connect()
-        _ = try harness.clientOutput() // the stream header
-        try harness.serverSends("<?xml version='1.0'?><stream:stream id='x' from='load.test' version='1.0' xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>")
+        _ = try harness.clientOutput()  // the stream header
+        try harness.serverSends(
+            "<?xml version='1.0'?><stream:stream id='x' from='load.test' version='1.0' xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>"
+        )
         // The server goes silent: no features. Nothing happens until the login timeout (30 s default).
         harness.loop.advanceTime(by: .seconds(29))
         #expect(!harness.isEnded, "ended before the timeout")
@@ -167,7 +173,9 @@ import XMPPCore
     @Test func malformedServerXMLEndsTheSessionWithATypedError() throws {
         let harness = try Harness()
         try harness.connect()
-        try harness.serverSends("<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
+        try harness.serverSends(
+            "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>"
+        )
         // Well balanced for the framer (depth returns to 0), but <a> is closed by </b>: libxml2 rejects it.
         try harness.serverSends("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><a></b></success>")
         let snapshot = harness.snapshot()
@@ -176,16 +184,22 @@ import XMPPCore
     }
 
     @Test func serverPingsAreAnsweredWhileIdle() throws {
-        let harness = try Harness(profile: """
-            name: idle
-            login: {sasl: PLAIN, tls: none, resource: r1}
-            steps: [login, stay_online, logout]
-            """)
+        let harness = try Harness(
+            profile: """
+                name: idle
+                login: {sasl: PLAIN, tls: none, resource: r1}
+                steps: [login, stay_online, logout]
+                """)
         try harness.connect()
-        try harness.serverSends("<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
+        try harness.serverSends(
+            "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>"
+        )
         try harness.serverSends("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")
-        try harness.serverSends("<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>")
-        try harness.serverSends("<iq type='result' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user1@load.test/r1</jid></bind></iq>")
+        try harness.serverSends(
+            "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>"
+        )
+        try harness.serverSends(
+            "<iq type='result' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user1@load.test/r1</jid></bind></iq>")
         _ = try harness.clientOutput()
         try harness.serverSends("<iq type='get' id='ping7' from='load.test' to='user1@load.test/r1'><ping xmlns='urn:xmpp:ping'/></iq>")
         let reply = String(decoding: try harness.clientOutput(), as: UTF8.self)
@@ -198,16 +212,22 @@ import XMPPCore
     }
 
     @Test func aServerThatStopsReadingEndsTheSessionWithWriteStalled() throws {
-        let harness = try Harness(profile: """
-            name: idle
-            login: {sasl: PLAIN, tls: none, resource: r1}
-            steps: [login, stay_online, logout]
-            """)
+        let harness = try Harness(
+            profile: """
+                name: idle
+                login: {sasl: PLAIN, tls: none, resource: r1}
+                steps: [login, stay_online, logout]
+                """)
         try harness.connect()
-        try harness.serverSends("<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
+        try harness.serverSends(
+            "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>"
+        )
         try harness.serverSends("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")
-        try harness.serverSends("<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>")
-        try harness.serverSends("<iq type='result' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user1@load.test/r1</jid></bind></iq>")
+        try harness.serverSends(
+            "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>"
+        )
+        try harness.serverSends(
+            "<iq type='result' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user1@load.test/r1</jid></bind></iq>")
         _ = try harness.clientOutput()
         // The server stops reading but keeps pinging.
         harness.channel.isWritable = false

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import Testing
+
 @testable import LoadEngine
 
 /// The per-loop timeout machinery: the pure heap as tables, then `SessionTimeouts` on an
@@ -94,7 +95,7 @@ import Testing
         timeouts.arm(.init(serial: 2, generation: 1), after: .milliseconds(20))
         loop.advanceTime(by: .milliseconds(40))  // t = 45 ms: both deadlines passed, the tick has not
         #expect(fired.isEmpty)
-        loop.advanceTime(by: .milliseconds(5))   // t = 50 ms: one wake-up serves both
+        loop.advanceTime(by: .milliseconds(5))  // t = 50 ms: one wake-up serves both
         #expect(fired.sorted() == [1, 2])
     }
 

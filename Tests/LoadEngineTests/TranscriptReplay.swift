@@ -23,8 +23,11 @@ struct Transcript {
     init(text: String) throws {
         var entries: [Entry] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) where !line.hasPrefix("#") {
-            if line.hasPrefix("C ") { entries.append(.client(String(line.dropFirst(2)))) }
-            else if line.hasPrefix("S ") { entries.append(.server(String(line.dropFirst(2)))) }
+            if line.hasPrefix("C ") {
+                entries.append(.client(String(line.dropFirst(2))))
+            } else if line.hasPrefix("S ") {
+                entries.append(.server(String(line.dropFirst(2))))
+            }
         }
         self.entries = entries
     }
@@ -46,9 +49,18 @@ enum ClientUnit: Equatable, CustomStringConvertible {
 
     /// The unit a transcript's `C ` line stands for. A bare `<iq` means "some iq".
     init(expected line: String, parser: StanzaParser, header: StreamHeader) throws {
-        if line.hasPrefix("<?xml") || line.hasPrefix("<stream:stream") { self = .header; return }
-        if line.hasPrefix("</stream:stream") { self = .close; return }
-        if line == "<iq" { self = .element(name: "iq", namespace: XMPPNamespace.client, type: nil); return }
+        if line.hasPrefix("<?xml") || line.hasPrefix("<stream:stream") {
+            self = .header
+            return
+        }
+        if line.hasPrefix("</stream:stream") {
+            self = .close
+            return
+        }
+        if line == "<iq" {
+            self = .element(name: "iq", namespace: XMPPNamespace.client, type: nil)
+            return
+        }
         let element = try parser.parseElement(Array(line.utf8), in: header)
         self = .element(name: element.name, namespace: element.namespace, type: element.attribute("type"))
     }

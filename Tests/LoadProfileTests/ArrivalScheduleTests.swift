@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LoadProfile
 
 /// Arrival times as pure functions of n: tables of (model, n) → offset, including the edges.
@@ -49,9 +50,9 @@ import Testing
 
     @Test func phasesChainEndToEnd() {
         let plan = LoadPlan(phases: [
-            LoadPhase(name: "a", model: .openConstant(rate: 10), duration: .seconds(2)),       // 20 arrivals, 0..1.9 s
-            LoadPhase(name: "b", model: .closed(users: 4, ramp: .seconds(4)), duration: .seconds(10)), // at 2, 3, 4, 5 s
-            LoadPhase(name: "c", model: .openConstant(rate: 1), duration: .seconds(3)),        // at 12, 13, 14 s
+            LoadPhase(name: "a", model: .openConstant(rate: 10), duration: .seconds(2)),  // 20 arrivals, 0..1.9 s
+            LoadPhase(name: "b", model: .closed(users: 4, ramp: .seconds(4)), duration: .seconds(10)),  // at 2, 3, 4, 5 s
+            LoadPhase(name: "c", model: .openConstant(rate: 1), duration: .seconds(3)),  // at 12, 13, 14 s
         ])
         let schedule = ArrivalSchedule(plan: plan)
         #expect(schedule.counts == [20, 4, 3])

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LoadProfile
 
 /// `--sessions/--ramp/--rate/--duration/--seed` over a profile's own `load:`.
@@ -31,8 +32,13 @@ import Testing
     @Test(arguments: [
         (LoadFlags(sessions: 5, rate: 2, duration: "1m"), ["--sessions (closed model) and --rate (open model) exclude each other"]),
         (LoadFlags(sessions: 0), ["--sessions must be between 1 and 100000000, got 0"]),
-        (LoadFlags(rate: -1, duration: "soon"), ["--duration: 'soon' is not a duration (e.g. 500ms, 90s, 2m, 1h30m)",
-                                                 "--rate must be greater than 0 and at most 1000000 per second, got -1.0"]),
+        (
+            LoadFlags(rate: -1, duration: "soon"),
+            [
+                "--duration: 'soon' is not a duration (e.g. 500ms, 90s, 2m, 1h30m)",
+                "--rate must be greater than 0 and at most 1000000 per second, got -1.0",
+            ]
+        ),
         (LoadFlags(rate: 3), ["--rate needs --duration"]),
         (LoadFlags(ramp: "10s", rate: 3, duration: "1m"), ["--ramp goes with --sessions (an open model ramps in the profile's `load:`)"]),
         (LoadFlags(sessions: 5, ramp: "2m", duration: "1m"), ["--ramp (2m) is longer than --duration (1m)"]),

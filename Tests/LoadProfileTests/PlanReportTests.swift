@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LoadProfile
 
 /// `xmppload plan`: sessions started and alive over time and expected message rates, from the schedule
@@ -11,13 +12,14 @@ import Testing
 
     @Test func closedChatSessionsStayAliveAndSendTheirMessagesOverTheirThinkTime() throws {
         // 10 messages 2 s apart (18 s of intervals) + a 2 s think: 20 s of activity per session.
-        let definition = try Self.definition("""
-        steps:
-          - login
-          - think: 2s
-          - message: {to: random, count: 10, interval: 2s}
-          - stay_online
-        """)
+        let definition = try Self.definition(
+            """
+            steps:
+              - login
+              - think: 2s
+              - message: {to: random, count: 10, interval: 2s}
+              - stay_online
+            """)
         let plan = LoadPlan.closed(sessions: 100, ramp: .seconds(10), duration: .seconds(60))
         let shape = PlanReport.SessionShape(definition: definition)
         #expect(shape.messages == 10 && shape.activeSeconds == 20 && shape.staysOnline)
@@ -40,11 +42,12 @@ import Testing
     }
 
     @Test func foreverLoopsSendAtASustainedRate() throws {
-        let definition = try Self.definition("""
-        steps:
-          - login
-          - repeat: {forever: true, steps: [{think: 4s}, {message: {to: random}}]}
-        """)
+        let definition = try Self.definition(
+            """
+            steps:
+              - login
+              - repeat: {forever: true, steps: [{think: 4s}, {message: {to: random}}]}
+            """)
         let shape = PlanReport.SessionShape(definition: definition)
         #expect(shape.sustainedMessagesPerSecond == 0.25)
         let rows = PlanReport.rows(definition: definition, plan: .closed(sessions: 40, ramp: .zero, duration: .seconds(20)), count: 2)
@@ -62,10 +65,11 @@ import Testing
 
     @Test func renderingShowsPhasesTableAndBars() throws {
         let definition = try Self.definition("steps: [login, {think: 30s}, logout]")
-        let plan = LoadPlan(phases: [
-            LoadPhase(name: "warm", model: .openConstant(rate: 2), duration: .seconds(30)),
-            LoadPhase(name: "ramp", model: .openRamping(from: 2, to: 10), duration: .seconds(30)),
-        ], seed: 9)
+        let plan = LoadPlan(
+            phases: [
+                LoadPhase(name: "warm", model: .openConstant(rate: 2), duration: .seconds(30)),
+                LoadPhase(name: "ramp", model: .openRamping(from: 2, to: 10), duration: .seconds(30)),
+            ], seed: 9)
         let text = PlanReport.render(definition: definition, plan: plan, rows: 4)
         #expect(text.contains("  1. warm: 2/s for 30s  starts at 0s  arrivals 60\n"))
         #expect(text.contains("  2. ramp: 2/s→10/s over 30s  starts at 30s  arrivals 180\n"))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import XMPPCore
+
 @testable import LoadProfile
 
 /// `check` on a corpus of broken profiles: every problem at once, with exact file:line:column
@@ -17,7 +18,8 @@ import XMPPCore
     func brokenProfileReportsExactlyTheExpectedProblems(name: String) throws {
         let directory = Self.fixtures.appendingPathComponent("broken")
         let yaml = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
-        let expected = try String(contentsOf: directory.appendingPathComponent(name.replacingOccurrences(of: ".yaml", with: ".expected")), encoding: .utf8)
+        let expected = try String(
+            contentsOf: directory.appendingPathComponent(name.replacingOccurrences(of: ".yaml", with: ".expected")), encoding: .utf8)
         do {
             _ = try ProfileLoader.load(yaml: yaml, file: name)
             Issue.record("\(name) loaded without problems")
@@ -68,8 +70,11 @@ import XMPPCore
 
     @Test func shippedProfilesAreAllThere() {
         let names = Set(Self.shipped.map { URL(fileURLWithPath: $0).lastPathComponent })
-        #expect(names.isSuperset(of: ["login.yaml", "idle.yaml", "chat.yaml", "login-storm.yaml", "muc.yaml",
-                                      "idle-soak.yaml", "soak-mixed.yaml", "compare.yaml"]))
+        #expect(
+            names.isSuperset(of: [
+                "login.yaml", "idle.yaml", "chat.yaml", "login-storm.yaml", "muc.yaml",
+                "idle-soak.yaml", "soak-mixed.yaml", "compare.yaml",
+            ]))
     }
 
     @Test func mixWeightsAndNestedProblemsAreReported() throws {
@@ -79,11 +84,12 @@ import XMPPCore
         try "name: a\nsteps: [login, ping]\n".write(to: directory.appendingPathComponent("a.yaml"), atomically: true, encoding: .utf8)
         try "name: b\nsteps: [ping]\n".write(to: directory.appendingPathComponent("b.yaml"), atomically: true, encoding: .utf8)
         let mix = directory.appendingPathComponent("mix.yaml")
-        try "mix:\n  - {profile: a.yaml, weight: 3}\n  - {profile: b.yaml, weight: 1}\n  - {profile: c.yaml, weight: -1}\n".write(to: mix, atomically: true, encoding: .utf8)
+        try "mix:\n  - {profile: a.yaml, weight: 3}\n  - {profile: b.yaml, weight: 1}\n  - {profile: c.yaml, weight: -1}\n".write(
+            to: mix, atomically: true, encoding: .utf8)
         #expect(throws: ProfileErrors.self) { try ProfileLoader.load(path: mix.path) }
         do { _ = try ProfileLoader.load(path: mix.path) } catch {
             let messages = error.problems.map(\.message)
-            #expect(messages.contains("a ping step before login"))       // from b.yaml
+            #expect(messages.contains("a ping step before login"))  // from b.yaml
             #expect(messages.contains("weight must be greater than 0, got -1"))
             #expect(messages.contains("cannot read profile 'c.yaml'"))
             #expect(error.problems.contains { $0.location.file.hasSuffix("b.yaml") && $0.location.line == 2 })

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LoadProfile
 
 /// RFC 2782's order of SRV targets: by priority, weighted random within one, "." means no service.
@@ -28,7 +29,8 @@ import Testing
 
     @Test func theSameSeedGivesTheSameOrder() {
         let records = (0..<8).map { Self.record(0, UInt16($0 * 7 + 1), "t\($0)") }
-        var first = SeededGenerator(seed: 7), second = SeededGenerator(seed: 7)
+        var first = SeededGenerator(seed: 7)
+        var second = SeededGenerator(seed: 7)
         #expect(SRVSelection.order(records, using: &first) == SRVSelection.order(records, using: &second))
     }
 

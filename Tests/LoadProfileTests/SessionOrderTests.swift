@@ -1,5 +1,6 @@
 import Testing
 import XMPPCore
+
 @testable import LoadProfile
 
 /// The order rules `check` applies while it walks the steps, and the defaults it fills in.
@@ -39,36 +40,38 @@ import XMPPCore
 
     @Test func aBranchThatLogsOutLetsTheOthersGoOn() {
         let yaml = """
-        steps:
-          - login
-          - choose:
-              - {weight: 1, steps: [logout]}
-              - {weight: 1, steps: [ping]}
-          - ping
-        """
+            steps:
+              - login
+              - choose:
+                  - {weight: 1, steps: [logout]}
+                  - {weight: 1, steps: [ping]}
+              - ping
+            """
         #expect(Self.messages(yaml) == [])
     }
 
     @Test func aLoginInOnlyOneBranchLeavesLaterStanzasBeforeLogin() {
         let yaml = """
-        steps:
-          - choose:
-              - {weight: 1, steps: [login]}
-              - {weight: 1, steps: [{think: 1s}]}
-          - ping
-        """
+            steps:
+              - choose:
+                  - {weight: 1, steps: [login]}
+                  - {weight: 1, steps: [{think: 1s}]}
+              - ping
+            """
         #expect(Self.messages(yaml) == ["5:5 a ping step before login"])
     }
 
     @Test func aLogoutAfterStayOnlineIsFineAnythingElseNeverRuns() {
         #expect(Self.messages("steps: [login, stay_online, logout]") == [])
-        #expect(Self.messages("steps: [login, stay_online, ping, logout]")
+        #expect(
+            Self.messages("steps: [login, stay_online, ping, logout]")
                 == ["1:29 this step never runs: 'stay_online' lasts until the load stops, then the session logs out"])
     }
 
     @Test func aRepeatOfOnePassMayEndTheSession() {
         #expect(Self.messages("steps: [login, {repeat: {count: 1, steps: [ping, logout]}}]") == [])
-        #expect(Self.messages("steps: [login, {repeat: {count: 2, steps: [ping, logout]}}]")
+        #expect(
+            Self.messages("steps: [login, {repeat: {count: 2, steps: [ping, logout]}}]")
                 == ["1:16 the repeated steps end the session ('logout'), so they never run a second time"])
     }
 
@@ -81,15 +84,16 @@ import XMPPCore
     }
 
     @Test func aWaitWithoutTimeoutWaitsAsLongAsItsStep() throws {
-        let profile = try Self.load("""
-        step_timeout: 7s
-        steps:
-          - login
-          - wait: {for: message}
-          - wait: {for: message, timeout: 2s}
-          - {wait: {for: iq}, timeout: 3s}
-          - wait
-        """)
+        let profile = try Self.load(
+            """
+            step_timeout: 7s
+            steps:
+              - login
+              - wait: {for: message}
+              - wait: {for: message, timeout: 2s}
+              - {wait: {for: iq}, timeout: 3s}
+              - wait
+            """)
         let timeouts = profile.steps.compactMap { step -> Duration? in
             if case .wait(let condition) = step.action { return condition.timeout }
             return nil
@@ -98,11 +102,12 @@ import XMPPCore
     }
 
     @Test func loginOptionsOfAStepMergeOverTheProfilesDefaults() throws {
-        let profile = try Self.load("""
-        login: {sasl: scram-sha-256, tls: direct, resource: "r${index}"}
-        steps:
-          - login: {sasl: PLAIN}
-        """)
+        let profile = try Self.load(
+            """
+            login: {sasl: scram-sha-256, tls: direct, resource: "r${index}"}
+            steps:
+              - login: {sasl: PLAIN}
+            """)
         guard case .login(let options) = profile.steps[0].action else {
             Issue.record("first step is not a login")
             return

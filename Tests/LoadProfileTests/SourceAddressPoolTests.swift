@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LoadProfile
 
 /// `--source LIST|RANGE`: parsing every problem at once, and round robin per connection.
@@ -41,7 +42,8 @@ import Testing
 
     @Test func connectionsTakeTheAddressesRoundRobin() throws {
         let pool = try SourceAddressPool(parsing: "127.0.0.2-127.0.0.4")
-        #expect((0..<7).map(pool.address(forConnection:)) == ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.2"])
+        #expect(
+            (0..<7).map(pool.address(forConnection:)) == ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.2"])
         #expect(pool.description == "127.0.0.2,127.0.0.3,127.0.0.4")
     }
 }

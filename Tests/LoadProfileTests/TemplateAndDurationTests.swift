@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LoadProfile
 
 @Suite struct TemplateAndDurationTests {

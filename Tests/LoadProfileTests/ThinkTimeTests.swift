@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LoadProfile
 
 /// Think-time distributions from large seeded samples: bounds, means, determinism.

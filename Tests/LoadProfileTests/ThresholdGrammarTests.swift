@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LoadProfile
 
 /// The threshold language: every accepted form parses into the expected typed value, and every
@@ -18,11 +19,19 @@ import Testing
     static let valid: [Valid] = [
         Valid(text: "login.p99 < 800ms", quantity: .latency(metric: "login", statistic: .p99), comparison: .less, bound: 800, unit: .milliseconds),
         Valid(text: "login.p99<1.5s", quantity: .latency(metric: "login", statistic: .p99), comparison: .less, bound: 1500, unit: .milliseconds),
-        Valid(text: "  login.sasl.p90 <= 20ms  ", quantity: .latency(metric: "login.sasl", statistic: .p90), comparison: .lessOrEqual, bound: 20, unit: .milliseconds),
-        Valid(text: "muc.message.p999 < 2s over 10m", quantity: .latency(metric: "muc.message", statistic: .p999), comparison: .less, bound: 2000, unit: .milliseconds, window: 600),
+        Valid(
+            text: "  login.sasl.p90 <= 20ms  ", quantity: .latency(metric: "login.sasl", statistic: .p90), comparison: .lessOrEqual, bound: 20,
+            unit: .milliseconds),
+        Valid(
+            text: "muc.message.p999 < 2s over 10m", quantity: .latency(metric: "muc.message", statistic: .p999), comparison: .less, bound: 2000,
+            unit: .milliseconds, window: 600),
         Valid(text: "message.max < 5s", quantity: .latency(metric: "message", statistic: .max), comparison: .less, bound: 5000, unit: .milliseconds),
-        Valid(text: "roster-get.p50 < 10ms", quantity: .latency(metric: "roster-get", statistic: .p50), comparison: .less, bound: 10, unit: .milliseconds),
-        Valid(text: "login.count >= 1000", quantity: .latency(metric: "login", statistic: .count), comparison: .greaterOrEqual, bound: 1000, unit: .count),
+        Valid(
+            text: "roster-get.p50 < 10ms", quantity: .latency(metric: "roster-get", statistic: .p50), comparison: .less, bound: 10,
+            unit: .milliseconds),
+        Valid(
+            text: "login.count >= 1000", quantity: .latency(metric: "login", statistic: .count), comparison: .greaterOrEqual, bound: 1000,
+            unit: .count),
         Valid(text: "login.rate > 50/s", quantity: .latency(metric: "login", statistic: .rate), comparison: .greater, bound: 50, unit: .perSecond),
         Valid(text: "login.rate > 50", quantity: .latency(metric: "login", statistic: .rate), comparison: .greater, bound: 50, unit: .perSecond),
         Valid(text: "errors.rate < 0.1%", quantity: .errorsRate, comparison: .less, bound: 0.001, unit: .fraction),
@@ -37,8 +46,11 @@ import Testing
         Valid(text: "generator.rss < 2GiB", quantity: .generatorRSS, comparison: .less, bound: 2 * 1_073_741_824, unit: .bytes),
         Valid(text: "generator.cpu < 90%", quantity: .generatorCPU, comparison: .less, bound: 0.9, unit: .fraction),
         Valid(text: "dropped_arrivals == 0", quantity: .droppedArrivals, comparison: .equal, bound: 0, unit: .count),
-        Valid(text: "trend(message.p99) < 5%/h", quantity: .latency(metric: "message", statistic: .p99), comparison: .less, bound: 0.05, unit: .fractionPerHour, trend: true),
-        Valid(text: "trend(generator.rss) <= 1%/h", quantity: .generatorRSS, comparison: .lessOrEqual, bound: 0.01, unit: .fractionPerHour, trend: true),
+        Valid(
+            text: "trend(message.p99) < 5%/h", quantity: .latency(metric: "message", statistic: .p99), comparison: .less, bound: 0.05,
+            unit: .fractionPerHour, trend: true),
+        Valid(
+            text: "trend(generator.rss) <= 1%/h", quantity: .generatorRSS, comparison: .lessOrEqual, bound: 0.01, unit: .fractionPerHour, trend: true),
         Valid(text: "trend(errors.rate) > -10%/h", quantity: .errorsRate, comparison: .greater, bound: -0.1, unit: .fractionPerHour, trend: true),
     ]
 
@@ -93,7 +105,9 @@ import Testing
         Invalid(text: "trend(message.p99) < 5ms", problems: [(23, "'ms' does not fit trend(message.p99)")]),
         Invalid(text: "trend(message.p99) < 5%/h over 1h", problems: [(27, "a trend is judged over the whole run")]),
         // Several problems in one text are all reported.
-        Invalid(text: "login.p98 = 800 over soon", problems: [(11, "'=' is not a comparison"), (7, "unknown statistic 'p98'"), (22, "'soon' is not a duration")]),
+        Invalid(
+            text: "login.p98 = 800 over soon",
+            problems: [(11, "'=' is not a comparison"), (7, "unknown statistic 'p98'"), (22, "'soon' is not a duration")]),
     ]
 
     @Test(arguments: invalid)
@@ -119,32 +133,35 @@ import Testing
     }
 
     @Test func profileThresholdsDecodeAndProblemsCarryFileLineColumn() throws {
-        let good = try ProfileLoader.load(yaml: """
-            name: soak
-            steps: [login, logout]
-            thresholds:
-              - login.p99 < 800ms
-              - 'errors.rate < 0.1% over 10m'
-            """, file: "soak.yaml")
-        #expect(good.thresholds.map(\.text) == ["login.p99 < 800ms", "errors.rate < 0.1% over 10m"])
-        #expect(good.thresholds[1].window == 600)
-        do {
-            _ = try ProfileLoader.load(yaml: """
+        let good = try ProfileLoader.load(
+            yaml: """
                 name: soak
                 steps: [login, logout]
                 thresholds:
-                  - login.p98 < 800ms
-                  - "messages.lost == 0 over soon"
-                  - {a: b}
+                  - login.p99 < 800ms
+                  - 'errors.rate < 0.1% over 10m'
                 """, file: "soak.yaml")
+        #expect(good.thresholds.map(\.text) == ["login.p99 < 800ms", "errors.rate < 0.1% over 10m"])
+        #expect(good.thresholds[1].window == 600)
+        do {
+            _ = try ProfileLoader.load(
+                yaml: """
+                    name: soak
+                    steps: [login, logout]
+                    thresholds:
+                      - login.p98 < 800ms
+                      - "messages.lost == 0 over soon"
+                      - {a: b}
+                    """, file: "soak.yaml")
             Issue.record("loaded")
         } catch {
             let lines = error.problems.map { "\($0.location): \($0.message)" }
-            #expect(lines == [
-                "soak.yaml:4:11: threshold 'login.p98 < 800ms': unknown statistic 'p98'",
-                "soak.yaml:5:30: threshold 'messages.lost == 0 over soon': 'soon' is not a duration",
-                "soak.yaml:6:5: each threshold is one line of text",
-            ], "\(lines)")
+            #expect(
+                lines == [
+                    "soak.yaml:4:11: threshold 'login.p98 < 800ms': unknown statistic 'p98'",
+                    "soak.yaml:5:30: threshold 'messages.lost == 0 over soon': 'soon' is not a duration",
+                    "soak.yaml:6:5: each threshold is one line of text",
+                ], "\(lines)")
         }
         do {
             _ = try ProfileLoader.load(yaml: "name: x\nsteps: [login]\nthresholds: login.p99 < 1s\n", file: "x.yaml")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LoadProfile
 
 /// `--var KEY=VALUE` over a profile's `variables:` (as `run`, `check` and `plan` apply it).
@@ -27,10 +28,11 @@ import Testing
             _ = try definition.overriding(VariableOverrides(parsing: ["peer=1", "other=2"]))
             Issue.record("unknown keys accepted")
         } catch {
-            #expect(error.messages == [
-                "--var peer: the profile defines no variable 'peer'; its variables are peer_first, peer_last",
-                "--var other: the profile defines no variable 'other'; its variables are peer_first, peer_last",
-            ])
+            #expect(
+                error.messages == [
+                    "--var peer: the profile defines no variable 'peer'; its variables are peer_first, peer_last",
+                    "--var other: the profile defines no variable 'other'; its variables are peer_first, peer_last",
+                ])
         }
     }
 

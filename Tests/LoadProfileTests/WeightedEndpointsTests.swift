@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LoadProfile
 
 /// `--server HOST:PORT[,weight=W]` parsing and the deterministic spread of arrivals over endpoints.
@@ -34,10 +35,10 @@ import Testing
         ([1], [0]),
         ([1, 1], [0, 1]),
         ([3, 1], [0, 0, 1, 0]),
-        ([2, 4], [1, 0, 1]),           // reduced by the gcd to 1:2
+        ([2, 4], [1, 0, 1]),  // reduced by the gcd to 1:2
         ([5, 1, 1], [0, 0, 1, 0, 2, 0, 0]),
-        ([0, 0], [0, 1]),               // SRV weights all 0: even
-        ([0, 2], [1]),                  // weight 0 beside a positive one gets nothing
+        ([0, 0], [0, 1]),  // SRV weights all 0: even
+        ([0, 2], [1]),  // weight 0 beside a positive one gets nothing
     ])
     func oneCycleFollowsTheWeights(weights: [Int], cycle: [Int]) throws {
         let endpoints = weights.enumerated().map { WeightedEndpoint(host: "h\($0.offset)", port: 5222, weight: $0.element) }
@@ -50,10 +51,12 @@ import Testing
     }
 
     @Test func onlyThePreferredPriorityReceivesSessions() throws {
-        let endpoints = [WeightedEndpoint(host: "backup", port: 1, weight: 50, priority: 10),
-                         WeightedEndpoint(host: "a", port: 1, weight: 1, priority: 0),
-                         WeightedEndpoint(host: "b", port: 1, weight: 1, priority: 0),
-                         WeightedEndpoint(host: "last", port: 1, weight: 1, priority: 20)]
+        let endpoints = [
+            WeightedEndpoint(host: "backup", port: 1, weight: 50, priority: 10),
+            WeightedEndpoint(host: "a", port: 1, weight: 1, priority: 0),
+            WeightedEndpoint(host: "b", port: 1, weight: 1, priority: 0),
+            WeightedEndpoint(host: "last", port: 1, weight: 1, priority: 20),
+        ]
         let spread = try #require(WeightedEndpoints(endpoints))
         #expect(spread.preferred.map(\.host) == ["a", "b"])
         #expect(spread.fallbacks.map(\.host) == ["backup", "last"])

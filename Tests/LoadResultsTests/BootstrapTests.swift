@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LoadResults
 
 /// The bootstrap on synthetic, seeded latency data: the same distribution gives no significant
@@ -57,16 +58,18 @@ import Testing
     }
 
     @Test func theIntervalContainsThePointEstimateAndTheTrueShift() throws {
-        let estimate = try #require(Bootstrap(resamples: 500, seed: 3).latency(
-            baseline: Self.intervals(seed: 11).map { $0.latency["login"]! },
-            candidate: Self.intervals(seed: 12, factor: 1.3).map { $0.latency["login"]! }, percentiles: [50]))[0]
+        let estimate = try #require(
+            Bootstrap(resamples: 500, seed: 3).latency(
+                baseline: Self.intervals(seed: 11).map { $0.latency["login"]! },
+                candidate: Self.intervals(seed: 12, factor: 1.3).map { $0.latency["login"]! }, percentiles: [50]))[0]
         #expect(estimate.low <= estimate.change && estimate.change <= estimate.high)
         #expect(estimate.low < 30 && 30 < estimate.high, "true shift +30 % inside [\(estimate.low), \(estimate.high)]")
         #expect(estimate.high - estimate.low < 10, "3,000 samples per side give a narrow interval")
     }
 
     @Test func theSameSeedGivesTheSameInterval() {
-        let a = Self.intervals(seed: 1), b = Self.intervals(seed: 2, factor: 1.05)
+        let a = Self.intervals(seed: 1)
+        let b = Self.intervals(seed: 2, factor: 1.05)
         let first = Comparison.rows(baseline: a, candidate: b, tolerances: Self.tolerances, bootstrap: Bootstrap(resamples: 200, seed: 9))
         let second = Comparison.rows(baseline: a, candidate: b, tolerances: Self.tolerances, bootstrap: Bootstrap(resamples: 200, seed: 9))
         #expect(first == second)
@@ -75,13 +78,17 @@ import Testing
     /// Three repeated runs per side: the runs are the resampled units.
     @Test func repeatedRunsAreResampledAsRuns() {
         func runs(_ seeds: [UInt64], factor: Double) -> [MeasuredRun] {
-            seeds.map { MeasuredRun(directory: "run-\($0)", manifest: nil, outcome: nil, intervals: Self.intervals(seed: $0, count: 5, factor: factor)) }
+            seeds.map {
+                MeasuredRun(directory: "run-\($0)", manifest: nil, outcome: nil, intervals: Self.intervals(seed: $0, count: 5, factor: factor))
+            }
         }
-        let same = Comparison.make(baseline: runs([1, 2, 3], factor: 1), candidate: runs([4, 5, 6], factor: 1), tolerances: Self.tolerances, force: true)
+        let same = Comparison.make(
+            baseline: runs([1, 2, 3], factor: 1), candidate: runs([4, 5, 6], factor: 1), tolerances: Self.tolerances, force: true)
         #expect(same.method == .runs)
         #expect(same.baseline.units == 3)
         #expect(same.rows.first { $0.metric.key == "login.p50" }?.verdict == .noSignificantChange)
-        let slower = Comparison.make(baseline: runs([1, 2, 3], factor: 1), candidate: runs([4, 5, 6], factor: 1.3), tolerances: Self.tolerances, force: true)
+        let slower = Comparison.make(
+            baseline: runs([1, 2, 3], factor: 1), candidate: runs([4, 5, 6], factor: 1.3), tolerances: Self.tolerances, force: true)
         #expect(slower.rows.first { $0.metric.key == "login.p50" }?.verdict == .regressed)
         #expect(slower.outcome == .regressed)
     }
@@ -123,12 +130,14 @@ import Testing
         let base = BootstrapTests.intervals(seed: 1, count: 1, samples: 2000)
         let same = BootstrapTests.intervals(seed: 2, count: 1, samples: 2000)
         let slower = BootstrapTests.intervals(seed: 3, count: 1, samples: 2000, factor: 1.3)
-        let rows = Comparison.rows(baseline: base, candidate: same, tolerances: BootstrapTests.tolerances, bootstrap: Bootstrap(resamples: 400, seed: 1))
+        let rows = Comparison.rows(
+            baseline: base, candidate: same, tolerances: BootstrapTests.tolerances, bootstrap: Bootstrap(resamples: 400, seed: 1))
         let p50 = try #require(rows.first { $0.metric.key == "login.p50" })
         #expect(p50.ofRecordings)
         #expect(p50.high! > p50.low!, "a real interval, not a point")
         #expect(p50.verdict == .noSignificantChange)
-        let slowRows = Comparison.rows(baseline: base, candidate: slower, tolerances: BootstrapTests.tolerances, bootstrap: Bootstrap(resamples: 400, seed: 1))
+        let slowRows = Comparison.rows(
+            baseline: base, candidate: slower, tolerances: BootstrapTests.tolerances, bootstrap: Bootstrap(resamples: 400, seed: 1))
         #expect(slowRows.first { $0.metric.key == "login.p50" }?.verdict == .regressed)
     }
 }

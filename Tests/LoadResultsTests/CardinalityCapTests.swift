@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LoadResults
 
 /// Labels that come from the server stay bounded, in a recorder and when snapshots merge.
@@ -54,8 +55,9 @@ import Testing
         #expect(total.errorCount == 1000)
         #expect(total.errors["message-other"] == 800)
         #expect(total.folded?[CardinalityCap.errorsFamily] == 800)
-        let summary = RunSummary(runID: "r", profile: "p", startedAt: Date(), endedAt: Date(), stopReason: "completed",
-                                 total: total, healths: [], peakConcurrent: 0, ledger: LedgerCounts())
+        let summary = RunSummary(
+            runID: "r", profile: "p", startedAt: Date(), endedAt: Date(), stopReason: "completed",
+            total: total, healths: [], peakConcurrent: 0, ledger: LedgerCounts())
         #expect(summary.folded?[CardinalityCap.errorsFamily] == 800)
         #expect(summary.errors.count == CardinalityCap.errorKinds + 1)
     }

@@ -1,15 +1,19 @@
 import Foundation
 import Testing
+
 @testable import LoadResults
 
 /// `compare` refuses runs that are not comparable, listing every reason; `--force` turns the
 /// reasons into warnings and judges anyway.
 @Suite struct ComparabilityTests {
-    static func run(_ directory: String, sha: String = "aa", seed: UInt64 = 42, load: String = "closed: 100 users",
-                    stopReason: String = "duration", saturated: Bool = false, summary: Bool = true) -> MeasuredRun {
-        var manifest = RunManifest(runID: directory, profiles: [.init(name: "compare", path: "profiles/compare.yaml", sha256: sha, weight: 1)],
-                                   server: "127.0.0.1:5222", domain: "load.test", accounts: "user1-100", tls: "profile",
-                                   loadModel: load, seed: seed, commandLine: [], startedAt: Date(timeIntervalSince1970: 0), intervalSeconds: 1)
+    static func run(
+        _ directory: String, sha: String = "aa", seed: UInt64 = 42, load: String = "closed: 100 users",
+        stopReason: String = "duration", saturated: Bool = false, summary: Bool = true
+    ) -> MeasuredRun {
+        var manifest = RunManifest(
+            runID: directory, profiles: [.init(name: "compare", path: "profiles/compare.yaml", sha256: sha, weight: 1)],
+            server: "127.0.0.1:5222", domain: "load.test", accounts: "user1-100", tls: "profile",
+            loadModel: load, seed: seed, commandLine: [], startedAt: Date(timeIntervalSince1970: 0), intervalSeconds: 1)
         manifest.stopReason = stopReason
         var total = IntervalSnapshot(start: 0, end: 20)
         total.counters[Counter.sessionsStarted.name] = 100
@@ -17,12 +21,15 @@ import Testing
         var histogram = LatencyHistogram()
         for ms in 1...100 { histogram.record(nanoseconds: UInt64(ms) * 1_000_000) }
         total.latency["login"] = histogram
-        let health = GeneratorHealth(cpuPercent: saturated ? 1000 : 10, cpuSeconds: 1, rssBytes: 1, openFileDescriptors: 1,
-                                     loopLagP99Milliseconds: 1, loopLagMaxMilliseconds: 1, cores: 2)
-        let runSummary = RunSummary(runID: directory, profile: "compare", startedAt: Date(timeIntervalSince1970: 0),
-                                    endedAt: Date(timeIntervalSince1970: 20), stopReason: stopReason, total: total,
-                                    healths: [health], peakConcurrent: 100, ledger: LedgerCounts())
-        return MeasuredRun(directory: directory, manifest: manifest, outcome: summary ? SummaryOutcome(runSummary) : nil, intervals: [MeasuredUnit(total)])
+        let health = GeneratorHealth(
+            cpuPercent: saturated ? 1000 : 10, cpuSeconds: 1, rssBytes: 1, openFileDescriptors: 1,
+            loopLagP99Milliseconds: 1, loopLagMaxMilliseconds: 1, cores: 2)
+        let runSummary = RunSummary(
+            runID: directory, profile: "compare", startedAt: Date(timeIntervalSince1970: 0),
+            endedAt: Date(timeIntervalSince1970: 20), stopReason: stopReason, total: total,
+            healths: [health], peakConcurrent: 100, ledger: LedgerCounts())
+        return MeasuredRun(
+            directory: directory, manifest: manifest, outcome: summary ? SummaryOutcome(runSummary) : nil, intervals: [MeasuredUnit(total)])
     }
 
     @Test func identicalSetUpsAreComparable() {
@@ -32,8 +39,10 @@ import Testing
     @Test func everyReasonIsListed() {
         let reasons = Comparability.reasons(
             baseline: [Self.run("a")],
-            candidate: [Self.run("b", sha: "bb", seed: 7, load: "open: 5/s for 30s", stopReason: "interrupted", saturated: true),
-                        Self.run("c", summary: false)])
+            candidate: [
+                Self.run("b", sha: "bb", seed: 7, load: "open: 5/s for 30s", stopReason: "interrupted", saturated: true),
+                Self.run("c", summary: false),
+            ])
         #expect(reasons.count == 6, "\(reasons)")
         #expect(reasons.contains { $0.contains("candidate b") && $0.contains("stop reason interrupted") })
         #expect(reasons.contains { $0.contains("candidate b") && $0.contains("saturated in 1 interval") })
@@ -44,7 +53,8 @@ import Testing
     }
 
     @Test func notComparableRunsGetNoVerdictUnlessForced() {
-        let baseline = [Self.run("a")], candidate = [Self.run("b", seed: 7)]
+        let baseline = [Self.run("a")]
+        let candidate = [Self.run("b", seed: 7)]
         let refused = Comparison.make(baseline: baseline, candidate: candidate)
         #expect(refused.outcome == .notComparable)
         #expect(refused.rows.isEmpty)
@@ -68,7 +78,8 @@ import Testing
     }
 
     @Test func theHTMLComparisonIsSelfContainedAndDrawsBothSides() {
-        let baseline = [Self.run("a")], candidate = [Self.run("b")]
+        let baseline = [Self.run("a")]
+        let candidate = [Self.run("b")]
         let html = CompareHTMLReport.render(Comparison.make(baseline: baseline, candidate: candidate), baseline: baseline, candidate: candidate)
         #expect(html.hasPrefix("<!DOCTYPE html>"))
         #expect(!html.contains("<script") && !html.contains("src=\"http"))

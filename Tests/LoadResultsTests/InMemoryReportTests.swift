@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LoadResults
 
 /// The report a run renders from memory at its end equals what `xmppload report DIR` renders from
@@ -14,9 +15,9 @@ import Testing
 
     /// A deterministic run of `count` intervals with fractional times, health values and dates.
     static func heldRun(seed: UInt64, count: Int) -> HeldRun {
-        var state = seed &* 6364136223846793005 &+ 1442695040888963407
+        var state = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         func next(_ bound: UInt64) -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return (state >> 33) % bound
         }
         var intervals: [IntervalSnapshot] = []
@@ -28,7 +29,8 @@ import Testing
             end += 5 + Double(next(1_000_000)) / 1e7
             var snapshot = IntervalSnapshot(start: start, end: end)
             for name in ["login", "login.sasl", "message", "muc.message", "roster.get"] where next(5) > 0 {
-                var corrected = LatencyHistogram(), service = LatencyHistogram()
+                var corrected = LatencyHistogram()
+                var service = LatencyHistogram()
                 for _ in 0..<(20 + next(300)) {
                     let nanoseconds = 1_000 + next(3_000_000_000)
                     corrected.record(nanoseconds: nanoseconds)
@@ -46,10 +48,11 @@ import Testing
             snapshot.loopLag.record(nanoseconds: next(80_000_000))
             snapshot.ledger = LedgerCounts(lost: next(3), duplicated: next(2), reordered: next(2))
             if next(2) == 0 { snapshot.rooms["room\(next(4))@conference.load.test"] = RoomFanout(sent: 10, expected: 40, received: 30 + next(10)) }
-            var health = GeneratorHealth(cpuPercent: Double(next(10_000)) / 77, cpuSeconds: Double(next(10_000)) / 1_234,
-                                         rssBytes: 50_000_000 + next(1_000_000), openFileDescriptors: Int(next(600)),
-                                         loopLagP99Milliseconds: Double(next(100_000)) / 1_000 / 3,
-                                         loopLagMaxMilliseconds: Double(next(100_000)) / 999, cores: 2)
+            var health = GeneratorHealth(
+                cpuPercent: Double(next(10_000)) / 77, cpuSeconds: Double(next(10_000)) / 1_234,
+                rssBytes: 50_000_000 + next(1_000_000), openFileDescriptors: Int(next(600)),
+                loopLagP99Milliseconds: Double(next(100_000)) / 1_000 / 3,
+                loopLagMaxMilliseconds: Double(next(100_000)) / 999, cores: 2)
             if index == 1 { health.saturated = true }
             snapshot.health = health
             healths.append(health)
@@ -58,27 +61,30 @@ import Testing
         }
         let startedAt = Date(timeIntervalSince1970: 1_795_000_000.123_456)
         let endedAt = startedAt.addingTimeInterval(end + 0.987_654)
-        var manifest = RunManifest(runID: "20261123-101010-abc\(seed)",
-                                   profiles: [.init(name: "chat", path: "profiles/chat.yaml", sha256: "00ff", weight: 1)],
-                                   server: "127.0.0.1:5222", domain: "load.test", accounts: "user1-200", tls: "profile",
-                                   loadModel: "closed: 200 sessions, ramp 5s, duration 20s", seed: seed,
-                                   commandLine: ["xmppload", "run", "profiles/chat.yaml"], startedAt: startedAt,
-                                   intervalSeconds: 5)
+        var manifest = RunManifest(
+            runID: "20261123-101010-abc\(seed)",
+            profiles: [.init(name: "chat", path: "profiles/chat.yaml", sha256: "00ff", weight: 1)],
+            server: "127.0.0.1:5222", domain: "load.test", accounts: "user1-200", tls: "profile",
+            loadModel: "closed: 200 sessions, ramp 5s, duration 20s", seed: seed,
+            commandLine: ["xmppload", "run", "profiles/chat.yaml"], startedAt: startedAt,
+            intervalSeconds: 5)
         manifest.endedAt = endedAt
         manifest.stopReason = StopReason.duration.rawValue
         // As LoadRun: the summary's ledger adds what was still missing at the end.
         var ledger = cumulative.ledger
         ledger.lost += 3
-        let summary = RunSummary(runID: manifest.runID, profile: "chat", startedAt: startedAt, endedAt: endedAt,
-                                 stopReason: StopReason.duration.rawValue, total: cumulative, healths: healths,
-                                 peakConcurrent: 517, ledger: ledger)
+        let summary = RunSummary(
+            runID: manifest.runID, profile: "chat", startedAt: startedAt, endedAt: endedAt,
+            stopReason: StopReason.duration.rawValue, total: cumulative, healths: healths,
+            peakConcurrent: 517, ledger: ledger)
         return HeldRun(intervals: intervals, manifest: manifest, summary: summary)
     }
 
     /// Writes the run's files as LoadRun does.
     static func write(_ run: HeldRun) throws -> ResultsDirectory {
-        let directory = ResultsDirectory(path: FileManager.default.temporaryDirectory
-            .appendingPathComponent("xmppload-inmemory-\(UUID().uuidString)").path)
+        let directory = ResultsDirectory(
+            path: FileManager.default.temporaryDirectory
+                .appendingPathComponent("xmppload-inmemory-\(UUID().uuidString)").path)
         try directory.create()
         try directory.writeManifest(run.manifest)
         let log = try IntervalLogWriter(directory: directory)
@@ -130,7 +136,8 @@ import Testing
         var histogram = LatencyHistogram()
         histogram.record(microseconds: 2_098_130)
         interval.latency["message"] = histogram
-        var exact = MergedResults.Timeline(), written = MergedResults.Timeline()
+        var exact = MergedResults.Timeline()
+        var written = MergedResults.Timeline()
         exact.add(interval)
         try written.add(asWritten: interval)
         let decoded = try ResultsDirectory.decoder.decode(IntervalSnapshot.self, from: ResultsDirectory.line(for: interval))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LoadResults
 
 /// The manifest records what a run measured and never a password; old manifests still decode;
@@ -22,33 +23,42 @@ import Testing
     ])
     func thePasswordIsRedacted(arguments: [String], stored: [String]) {
         #expect(RunManifest.redactingPassword(arguments) == stored)
-        let manifest = RunManifest(runID: "r", profiles: [], server: "s", domain: "d", accounts: "a", tls: "t", loadModel: "l",
-                                   seed: 1, commandLine: arguments, startedAt: Date(), intervalSeconds: 1)
+        let manifest = RunManifest(
+            runID: "r", profiles: [], server: "s", domain: "d", accounts: "a", tls: "t", loadModel: "l",
+            seed: 1, commandLine: arguments, startedAt: Date(), intervalSeconds: 1)
         #expect(!manifest.commandLine.contains { $0.contains("s3cret") })
     }
 
     @Test func newFieldsRoundTripWithSnakeCaseKeys() throws {
-        var manifest = RunManifest(runID: "r", profiles: [.init(name: "compare", path: "profiles/compare.yaml", sha256: "ab", weight: 1, text: "name: compare\n")],
-                                   server: "127.0.0.1:5222", domain: "load.test", accounts: "user1-10", tls: "profile",
-                                   loadModel: "closed", seed: 42, commandLine: [], startedAt: Date(timeIntervalSince1970: 1_000_000), intervalSeconds: 1)
+        var manifest = RunManifest(
+            runID: "r", profiles: [.init(name: "compare", path: "profiles/compare.yaml", sha256: "ab", weight: 1, text: "name: compare\n")],
+            server: "127.0.0.1:5222", domain: "load.test", accounts: "user1-10", tls: "profile",
+            loadModel: "closed", seed: 42, commandLine: [], startedAt: Date(timeIntervalSince1970: 1_000_000), intervalSeconds: 1)
         manifest.label = "prosody-0.12"
         manifest.tags = ["build": "4.9.2", "gc": "g1"]
-        manifest.serverFacts = ServerFacts(softwareName: "Prosody", softwareVersion: "0.12.4",
-                                           identities: [.init(category: "server", type: "im", name: "Prosody")],
-                                           features: ["jabber:iq:version"], streamFeatures: [.init(name: "starttls", namespace: "urn:ietf:params:xml:ns:xmpp-tls")],
-                                           saslMechanism: "SCRAM-SHA-1", tlsVersion: "TLSv1.3", tlsCipher: "TLS_AES_256_GCM_SHA384")
-        manifest.plannedLoad = PlannedLoad(summary: "closed: 100 users", phases: [.init(name: "closed", load: "100 users, ramp 10s, 20s", durationSeconds: 20)],
-                                           stopAfterSeconds: 20, gracefulStopSeconds: 10)
-        manifest.settings = RunSettings(host: "127.0.0.1", port: 5222, domain: "load.test", accounts: "1-10", accountPrefix: "user", tls: nil,
-                                        insecure: true, sasl: nil, outputDirectory: "out", intervalSeconds: 1, maxLatenessSeconds: 1,
-                                        connectTimeoutSeconds: 10, messageGraceSeconds: 5, metricsPort: nil, eventLoops: 2, segment: "0/1")
-        let directory = ResultsDirectory(path: FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-manifest-\(UUID().uuidString.prefix(6))").path)
+        manifest.serverFacts = ServerFacts(
+            softwareName: "Prosody", softwareVersion: "0.12.4",
+            identities: [.init(category: "server", type: "im", name: "Prosody")],
+            features: ["jabber:iq:version"], streamFeatures: [.init(name: "starttls", namespace: "urn:ietf:params:xml:ns:xmpp-tls")],
+            saslMechanism: "SCRAM-SHA-1", tlsVersion: "TLSv1.3", tlsCipher: "TLS_AES_256_GCM_SHA384")
+        manifest.plannedLoad = PlannedLoad(
+            summary: "closed: 100 users", phases: [.init(name: "closed", load: "100 users, ramp 10s, 20s", durationSeconds: 20)],
+            stopAfterSeconds: 20, gracefulStopSeconds: 10)
+        manifest.settings = RunSettings(
+            host: "127.0.0.1", port: 5222, domain: "load.test", accounts: "1-10", accountPrefix: "user", tls: nil,
+            insecure: true, sasl: nil, outputDirectory: "out", intervalSeconds: 1, maxLatenessSeconds: 1,
+            connectTimeoutSeconds: 10, messageGraceSeconds: 5, metricsPort: nil, eventLoops: 2, segment: "0/1")
+        let directory = ResultsDirectory(
+            path: FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-manifest-\(UUID().uuidString.prefix(6))").path)
         try directory.create()
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
         try directory.writeManifest(manifest)
         #expect(try directory.readManifest() == manifest)
         let json = try String(contentsOfFile: directory.file(ResultsDirectory.manifestFile), encoding: .utf8)
-        for key in ["\"server_facts\"", "\"software_version\"", "\"stream_features\"", "\"tls_cipher\"", "\"planned_load\"", "\"graceful_stop_s\"", "\"tags\"", "\"cores\""] {
+        for key in [
+            "\"server_facts\"", "\"software_version\"", "\"stream_features\"", "\"tls_cipher\"", "\"planned_load\"", "\"graceful_stop_s\"",
+            "\"tags\"", "\"cores\"",
+        ] {
             #expect(json.contains(key), "\(key) missing")
         }
         #expect(manifest.serverFacts?.softwareDescription == "Prosody 0.12.4")
@@ -70,7 +80,8 @@ import Testing
         }
         let merged = try MergedResults.load(directories: paths)
         #expect(merged.endpoints.count == 2)
-        let text = TextReport.render(merged), html = HTMLReport.render(merged)
+        let text = TextReport.render(merged)
+        let html = HTMLReport.render(merged)
         for server in ["10.0.0.1:5222 (segment 0/2)", "10.0.0.2:5222 (segment 1/2)"] {
             #expect(text.contains(server), "text report misses \(server)")
             #expect(html.contains(server), "html report misses \(server)")
@@ -78,8 +89,9 @@ import Testing
     }
 
     @Test func aSeriesOfOnePointShowsItsPoint() {
-        let chart = SVGChart(title: "login latency percentiles per interval", xLabel: "seconds", yLabel: "ms",
-                             series: [.init(name: "p50", color: "#2563eb", points: [(x: 1.0, y: 12.0)])])
+        let chart = SVGChart(
+            title: "login latency percentiles per interval", xLabel: "seconds", yLabel: "ms",
+            series: [.init(name: "p50", color: "#2563eb", points: [(x: 1.0, y: 12.0)])])
         let svg = chart.render()
         #expect(!svg.contains("no data"))
         // The dot sits inside the plot area, not on the y axis (x = 64) or outside the 720 px width.
@@ -96,7 +108,8 @@ import Testing
         var histogram = LatencyHistogram()
         for ms in 1...50 { histogram.record(nanoseconds: UInt64(ms) * 1_000_000) }
         snapshot.latency["login"] = histogram
-        let directory = ResultsDirectory(path: FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-one-\(UUID().uuidString.prefix(6))").path)
+        let directory = ResultsDirectory(
+            path: FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-one-\(UUID().uuidString.prefix(6))").path)
         try directory.create()
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
         try ReportMergeTests.write([snapshot], to: directory, runID: "one")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LoadResults
 
 /// The ledger with reordered, duplicated and missing stamps.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LoadResults
 
 /// `report` on results directories: a JSONL round trip, and two generators' directories merged equal
@@ -15,10 +16,11 @@ import Testing
     static func write(_ intervals: [IntervalSnapshot], to directory: ResultsDirectory, runID: String) throws {
         let log = try IntervalLogWriter(directory: directory)
         for interval in intervals { try log.append(interval) }
-        let manifest = RunManifest(runID: runID, profiles: [.init(name: "chat", path: "profiles/chat.yaml", sha256: "00", weight: 1)],
-                                   server: "127.0.0.1:5222", domain: "load.test", accounts: "user1-10", tls: "starttls",
-                                   loadModel: "closed", seed: 1, commandLine: [], startedAt: Date(timeIntervalSince1970: 1_000_000),
-                                   intervalSeconds: 5)
+        let manifest = RunManifest(
+            runID: runID, profiles: [.init(name: "chat", path: "profiles/chat.yaml", sha256: "00", weight: 1)],
+            server: "127.0.0.1:5222", domain: "load.test", accounts: "user1-10", tls: "starttls",
+            loadModel: "closed", seed: 1, commandLine: [], startedAt: Date(timeIntervalSince1970: 1_000_000),
+            intervalSeconds: 5)
         try directory.writeManifest(manifest)
     }
 
@@ -28,8 +30,9 @@ import Testing
             var snapshot = SnapshotTests.snapshot(seed: offset * 10 + UInt64(index))
             snapshot.start = Double(index) * 5
             snapshot.end = Double(index + 1) * 5
-            snapshot.health = GeneratorHealth(cpuPercent: 10, cpuSeconds: 0.5, rssBytes: 50_000_000, openFileDescriptors: 100,
-                                              loopLagP99Milliseconds: 1, loopLagMaxMilliseconds: 2, cores: 2)
+            snapshot.health = GeneratorHealth(
+                cpuPercent: 10, cpuSeconds: 0.5, rssBytes: 50_000_000, openFileDescriptors: 100,
+                loopLagP99Milliseconds: 1, loopLagMaxMilliseconds: 2, cores: 2)
             return snapshot
         }
     }
@@ -50,8 +53,11 @@ import Testing
     }
 
     @Test func twoGeneratorsMergedEqualOneDirectoryWithTheSameData() throws {
-        let a = Self.intervals(offset: 1), b = Self.intervals(offset: 2)
-        let dirA = try Self.temporaryDirectory("gen-a"), dirB = try Self.temporaryDirectory("gen-b"), dirAB = try Self.temporaryDirectory("gen-ab")
+        let a = Self.intervals(offset: 1)
+        let b = Self.intervals(offset: 2)
+        let dirA = try Self.temporaryDirectory("gen-a")
+        let dirB = try Self.temporaryDirectory("gen-b")
+        let dirAB = try Self.temporaryDirectory("gen-ab")
         defer { for dir in [dirA, dirB, dirAB] { try? FileManager.default.removeItem(atPath: dir.path) } }
         try Self.write(a, to: dirA, runID: "run")
         try Self.write(b, to: dirB, runID: "run")

@@ -1,12 +1,15 @@
 import Foundation
 import Testing
+
 @testable import LoadResults
 
 /// No secret in stored command lines; no run mixed into another's directory; nothing lost to a full disk.
 @Suite struct ResultsSafetyTests {
     @Test(arguments: [
-        (["xmppload", "run", "p.yaml", "--password", "hunter2", "--domain", "d"],
-         ["xmppload", "run", "p.yaml", "--password", "<redacted>", "--domain", "d"]),
+        (
+            ["xmppload", "run", "p.yaml", "--password", "hunter2", "--domain", "d"],
+            ["xmppload", "run", "p.yaml", "--password", "<redacted>", "--domain", "d"]
+        ),
         (["xmppload", "run", "--password=hunter2"], ["xmppload", "run", "--password=<redacted>"]),
         (["xmppload", "run", "--password-file", "/run/secret"], ["xmppload", "run", "--password-file", "/run/secret"]),
         (["xmppload", "run", "--password"], ["xmppload", "run", "--password"]),
@@ -18,8 +21,9 @@ import Testing
     }
 
     static func temporaryDirectory() -> ResultsDirectory {
-        ResultsDirectory(path: FileManager.default.temporaryDirectory
-            .appendingPathComponent("xmppload-results-\(UUID().uuidString.prefix(8))").path)
+        ResultsDirectory(
+            path: FileManager.default.temporaryDirectory
+                .appendingPathComponent("xmppload-results-\(UUID().uuidString.prefix(8))").path)
     }
 
     @Test func aDirectoryHoldingARunIsRefusedUnlessOverwriting() throws {
@@ -43,8 +47,9 @@ import Testing
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
         try directory.create()
-        try FileManager.default.createSymbolicLink(atPath: directory.file(ResultsDirectory.intervalsFile),
-                                                   withDestinationPath: "/dev/full")
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.file(ResultsDirectory.intervalsFile),
+            withDestinationPath: "/dev/full")
         let writer = try IntervalLogWriter(directory: directory)
         for second in 0..<(IntervalLogWriter.maxPendingLines + 5) {
             try writer.append(IntervalSnapshot(start: Double(second), end: Double(second + 1)))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LoadResults
 
 /// Snapshots merge like numbers: associative, commutative; histograms give exact known percentiles
@@ -7,9 +8,9 @@ import Testing
 @Suite struct SnapshotTests {
     /// A deterministic pseudo-random snapshot.
     static func snapshot(seed: UInt64) -> IntervalSnapshot {
-        var state = seed &* 6364136223846793005 &+ 1442695040888963407
+        var state = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         func next(_ bound: UInt64) -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return (state >> 33) % bound
         }
         var snapshot = IntervalSnapshot(start: 0, end: 5)
@@ -30,7 +31,9 @@ import Testing
 
     @Test(arguments: 0..<20)
     func mergeIsAssociativeAndCommutative(seed: UInt64) {
-        let a = Self.snapshot(seed: seed), b = Self.snapshot(seed: seed + 100), c = Self.snapshot(seed: seed + 200)
+        let a = Self.snapshot(seed: seed)
+        let b = Self.snapshot(seed: seed + 100)
+        let c = Self.snapshot(seed: seed + 200)
         #expect(a.merging(b) == b.merging(a))
         #expect(a.merging(b).merging(c) == a.merging(b.merging(c)))
         #expect(a.merging(b).merging(c) == c.merging(a).merging(b))
@@ -52,20 +55,28 @@ import Testing
         #expect(abs(Double(histogram.maxMicroseconds) / 1000 - 1000) <= 1)
         var single = LatencyHistogram()
         single.record(nanoseconds: 2_500)
-        #expect(single.microseconds(atPercentile: 50) == 2)   // 2.5 µs → 2 µs bucket
+        #expect(single.microseconds(atPercentile: 50) == 2)  // 2.5 µs → 2 µs bucket
         var clamped = LatencyHistogram()
-        clamped.record(nanoseconds: 10 * 3_600_000_000_000) // 10 h → counted, clamped to 1 h
+        clamped.record(nanoseconds: 10 * 3_600_000_000_000)  // 10 h → counted, clamped to 1 h
         #expect(clamped.count == 1 && clamped.maxMicroseconds >= 3_590_000_000)
         #expect(LatencyHistogram().milliseconds(atPercentile: 99) == 0)
     }
 
     @Test func mergedPercentilesEqualThoseOfAllSamples() {
-        var a = LatencyHistogram(), b = LatencyHistogram(), all = LatencyHistogram()
-        for ms in 1...100 { a.record(nanoseconds: UInt64(ms) * 1_000_000); all.record(nanoseconds: UInt64(ms) * 1_000_000) }
-        for ms in 901...1000 { b.record(nanoseconds: UInt64(ms) * 1_000_000); all.record(nanoseconds: UInt64(ms) * 1_000_000) }
+        var a = LatencyHistogram()
+        var b = LatencyHistogram()
+        var all = LatencyHistogram()
+        for ms in 1...100 {
+            a.record(nanoseconds: UInt64(ms) * 1_000_000)
+            all.record(nanoseconds: UInt64(ms) * 1_000_000)
+        }
+        for ms in 901...1000 {
+            b.record(nanoseconds: UInt64(ms) * 1_000_000)
+            all.record(nanoseconds: UInt64(ms) * 1_000_000)
+        }
         a.add(b)
         #expect(a == all)
-        #expect(abs(a.milliseconds(atPercentile: 50) - 100) <= 0.1) // not the average of the two medians
+        #expect(abs(a.milliseconds(atPercentile: 50) - 100) <= 0.1)  // not the average of the two medians
     }
 
     @Test(arguments: 0..<5)
@@ -79,8 +90,17 @@ import Testing
     }
 
     @Test func generatorSaturationRule() {
-        #expect(!GeneratorHealth(cpuPercent: 150, cpuSeconds: 7, rssBytes: 1, openFileDescriptors: 1, loopLagP99Milliseconds: 10, loopLagMaxMilliseconds: 20, cores: 2).saturated)
-        #expect(GeneratorHealth(cpuPercent: 185, cpuSeconds: 9, rssBytes: 1, openFileDescriptors: 1, loopLagP99Milliseconds: 10, loopLagMaxMilliseconds: 20, cores: 2).saturated)
-        #expect(GeneratorHealth(cpuPercent: 20, cpuSeconds: 1, rssBytes: 1, openFileDescriptors: 1, loopLagP99Milliseconds: 80, loopLagMaxMilliseconds: 90, cores: 2).saturated)
+        #expect(
+            !GeneratorHealth(
+                cpuPercent: 150, cpuSeconds: 7, rssBytes: 1, openFileDescriptors: 1, loopLagP99Milliseconds: 10, loopLagMaxMilliseconds: 20, cores: 2
+            ).saturated)
+        #expect(
+            GeneratorHealth(
+                cpuPercent: 185, cpuSeconds: 9, rssBytes: 1, openFileDescriptors: 1, loopLagP99Milliseconds: 10, loopLagMaxMilliseconds: 20, cores: 2
+            ).saturated)
+        #expect(
+            GeneratorHealth(
+                cpuPercent: 20, cpuSeconds: 1, rssBytes: 1, openFileDescriptors: 1, loopLagP99Milliseconds: 80, loopLagMaxMilliseconds: 90, cores: 2
+            ).saturated)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LoadResults
 
 /// `--tolerance KEY=VALUE`: parsing, every problem at once, and the lookup order.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LoadResults
 
 /// Thresholds, windows, trends and the run's own verdict judged from synthetic interval snapshots
@@ -7,9 +8,11 @@ import Testing
 @Suite struct VerdictTests {
     /// One 10 s interval `index` (0-based): `logins` logins at `loginMs` each, `errors` connect-refused or
     /// timeout errors, `online` sessions online, `rss` bytes.
-    static func interval(_ index: Int, logins: UInt64 = 10, loginMs: UInt64 = 100, errors: UInt64 = 0,
-                         errorKind: String = "timeout-login", online: Int64 = 100, rss: UInt64 = 100_000_000,
-                         sent: UInt64 = 0, lost: UInt64 = 0, started: UInt64? = nil) -> IntervalSnapshot {
+    static func interval(
+        _ index: Int, logins: UInt64 = 10, loginMs: UInt64 = 100, errors: UInt64 = 0,
+        errorKind: String = "timeout-login", online: Int64 = 100, rss: UInt64 = 100_000_000,
+        sent: UInt64 = 0, lost: UInt64 = 0, started: UInt64? = nil
+    ) -> IntervalSnapshot {
         var snapshot = IntervalSnapshot(start: Double(index) * 10, end: Double(index + 1) * 10)
         snapshot.counters[Counter.sessionsStarted.name] = started ?? logins + errors
         snapshot.counters[Counter.sessionsLoggedIn.name] = logins
@@ -22,15 +25,18 @@ import Testing
         if errors > 0 { snapshot.errors[errorKind] = errors }
         snapshot.gauges["sessions_online"] = online
         snapshot.ledger = LedgerCounts(lost: lost)
-        snapshot.health = GeneratorHealth(cpuPercent: 20, cpuSeconds: 2, rssBytes: rss, openFileDescriptors: 50,
-                                          loopLagP99Milliseconds: 1, loopLagMaxMilliseconds: 2, cores: 2)
+        snapshot.health = GeneratorHealth(
+            cpuPercent: 20, cpuSeconds: 2, rssBytes: rss, openFileDescriptors: 50,
+            loopLagP99Milliseconds: 1, loopLagMaxMilliseconds: 2, cores: 2)
         return snapshot
     }
 
     static let loginP99 = VerdictMeasure.latencyPercentile(metric: "login", percentile: 99, label: "p99")
 
-    static func evaluate(_ rules: [VerdictRule], _ intervals: [IntervalSnapshot], warmup: Double = 0,
-                         loadEnd: Double? = nil, target: Int? = nil, stopReason: String = "duration") -> Verdict {
+    static func evaluate(
+        _ rules: [VerdictRule], _ intervals: [IntervalSnapshot], warmup: Double = 0,
+        loadEnd: Double? = nil, target: Int? = nil, stopReason: String = "duration"
+    ) -> Verdict {
         var evaluator = VerdictEvaluator(rules: rules, warmup: warmup, loadEnd: loadEnd, targetSessions: target)
         for snapshot in intervals { evaluator.add(snapshot) }
         return evaluator.verdict(stopReason: stopReason)
@@ -38,14 +44,16 @@ import Testing
 
     @Test func wholeRunThresholdsPassAndFailWithTheirValues() {
         let intervals = (0..<6).map { Self.interval($0, loginMs: $0 == 5 ? 900 : 100, errors: $0 == 2 ? 1 : 0) }
-        let verdict = Self.evaluate([
-            VerdictRule(measure: Self.loginP99, comparison: .less, bound: 800, unit: .milliseconds, text: "login.p99 < 800ms"),
-            VerdictRule(measure: Self.loginP99, comparison: .less, bound: 1000, unit: .milliseconds, text: "login.p99 < 1s"),
-            VerdictRule(measure: .errorsCount, comparison: .equal, bound: 0, unit: .count, text: "errors.count == 0"),
-            VerdictRule(measure: .errorsRate, comparison: .less, bound: 0.05, unit: .fraction, text: "errors.rate < 5%"),
-            VerdictRule(measure: .latencyCount(metric: "login"), comparison: .greaterOrEqual, bound: 60, unit: .count, text: "login.count >= 60"),
-            VerdictRule(measure: .latencyRate(metric: "login"), comparison: .greaterOrEqual, bound: 1, unit: .perSecond, text: "login.rate >= 1/s"),
-        ], intervals, loadEnd: 60)
+        let verdict = Self.evaluate(
+            [
+                VerdictRule(measure: Self.loginP99, comparison: .less, bound: 800, unit: .milliseconds, text: "login.p99 < 800ms"),
+                VerdictRule(measure: Self.loginP99, comparison: .less, bound: 1000, unit: .milliseconds, text: "login.p99 < 1s"),
+                VerdictRule(measure: .errorsCount, comparison: .equal, bound: 0, unit: .count, text: "errors.count == 0"),
+                VerdictRule(measure: .errorsRate, comparison: .less, bound: 0.05, unit: .fraction, text: "errors.rate < 5%"),
+                VerdictRule(measure: .latencyCount(metric: "login"), comparison: .greaterOrEqual, bound: 60, unit: .count, text: "login.count >= 60"),
+                VerdictRule(
+                    measure: .latencyRate(metric: "login"), comparison: .greaterOrEqual, bound: 1, unit: .perSecond, text: "login.rate >= 1/s"),
+            ], intervals, loadEnd: 60)
         #expect(verdict.thresholds.map(\.status) == [.fail, .pass, .fail, .pass, .pass, .pass])
         // 10 of 60 logins took 900 ms: p99 is 900 ms (HDR, 3 significant digits).
         #expect(abs((verdict.thresholds[0].value ?? 0) - 900) < 1)
@@ -119,8 +127,9 @@ import Testing
 
     @Test func noSamplesIsNoDataNotAFailure() {
         let intervals = (0..<3).map { Self.interval($0) }
-        let rule = VerdictRule(measure: .latencyPercentile(metric: "message", percentile: 99, label: "p99"), comparison: .less,
-                               bound: 100, unit: .milliseconds, text: "message.p99 < 100ms")
+        let rule = VerdictRule(
+            measure: .latencyPercentile(metric: "message", percentile: 99, label: "p99"), comparison: .less,
+            bound: 100, unit: .milliseconds, text: "message.p99 < 100ms")
         let verdict = Self.evaluate([rule], intervals)
         #expect(verdict.thresholds[0].status == .noData)
         #expect(verdict.thresholdsPassed)
@@ -133,11 +142,13 @@ import Testing
             let noise = Double((index * 7919) % 11) - 5
             return Self.interval(index, loginMs: 100 + UInt64((index * 31) % 3), rss: UInt64(100e6 + 50e6 * hours + noise * 1e5))
         }
-        let trend = VerdictRule(measure: .generatorRSS, comparison: .less, bound: 0.05, unit: .fractionPerHour, isTrend: true,
-                                text: "trend(generator.rss) < 5%/h")
+        let trend = VerdictRule(
+            measure: .generatorRSS, comparison: .less, bound: 0.05, unit: .fractionPerHour, isTrend: true,
+            text: "trend(generator.rss) < 5%/h")
         // Login p99 is flat with a sawtooth whose fitted slope is a hair above 0: inside its interval, so it passes.
-        let flat = VerdictRule(measure: Self.loginP99, comparison: .less, bound: 0, unit: .fractionPerHour, isTrend: true,
-                               text: "trend(login.p99) < 0%/h")
+        let flat = VerdictRule(
+            measure: Self.loginP99, comparison: .less, bound: 0, unit: .fractionPerHour, isTrend: true,
+            text: "trend(login.p99) < 0%/h")
         let verdict = Self.evaluate([trend, flat], intervals, loadEnd: 7200)
         #expect((verdict.thresholds[1].value ?? 0) > 0)
         #expect(verdict.thresholds[1].status == .pass)
@@ -181,10 +192,14 @@ import Testing
     }
 
     @Test func monitorFailsOnlyAfterTheWarmupAndNeverOnTrends() {
-        var monitor = ThresholdMonitor(evaluator: VerdictEvaluator(rules: [
-            VerdictRule(measure: .errorsCount, comparison: .equal, bound: 0, unit: .count, text: "errors.count == 0"),
-            VerdictRule(measure: .generatorRSS, comparison: .less, bound: 0, unit: .fractionPerHour, isTrend: true, text: "trend(generator.rss) < 0%/h"),
-        ], warmup: 20))
+        var monitor = ThresholdMonitor(
+            evaluator: VerdictEvaluator(
+                rules: [
+                    VerdictRule(measure: .errorsCount, comparison: .equal, bound: 0, unit: .count, text: "errors.count == 0"),
+                    VerdictRule(
+                        measure: .generatorRSS, comparison: .less, bound: 0, unit: .fractionPerHour, isTrend: true,
+                        text: "trend(generator.rss) < 0%/h"),
+                ], warmup: 20))
         var cumulative = IntervalSnapshot()
         var failures: [[String]] = []
         for index in 0..<5 {
@@ -199,10 +214,12 @@ import Testing
         let intervals = (0..<3).map { Self.interval($0, logins: 0, errors: 5, errorKind: "connect-refused") }
         var total = IntervalSnapshot()
         for snapshot in intervals { total.accumulate(snapshot) }
-        var summary = RunSummary(runID: "r", profile: "p", startedAt: Date(timeIntervalSince1970: 0), endedAt: Date(timeIntervalSince1970: 30),
-                                 stopReason: "completed", total: total, healths: [], peakConcurrent: 0, ledger: LedgerCounts())
-        let verdict = Self.evaluate([VerdictRule(measure: .errorsCount, comparison: .equal, bound: 0, unit: .count, text: "errors.count == 0")],
-                                    intervals, stopReason: "completed")
+        var summary = RunSummary(
+            runID: "r", profile: "p", startedAt: Date(timeIntervalSince1970: 0), endedAt: Date(timeIntervalSince1970: 30),
+            stopReason: "completed", total: total, healths: [], peakConcurrent: 0, ledger: LedgerCounts())
+        let verdict = Self.evaluate(
+            [VerdictRule(measure: .errorsCount, comparison: .equal, bound: 0, unit: .count, text: "errors.count == 0")],
+            intervals, stopReason: "completed")
         summary.apply(verdict)
         #expect(summary.stopReason == "server-unreachable")
         let json = String(decoding: try JSONEncoder().encode(summary), as: UTF8.self)
@@ -233,10 +250,13 @@ import Testing
         try lines.write(to: URL(fileURLWithPath: directory.file(ResultsDirectory.intervalsFile)))
         var total = IntervalSnapshot()
         for snapshot in intervals { total.accumulate(snapshot) }
-        var summary = RunSummary(runID: "r", profile: "p", startedAt: Date(timeIntervalSince1970: 0), endedAt: Date(timeIntervalSince1970: 30),
-                                 stopReason: "completed", total: total, healths: [], peakConcurrent: 100, ledger: LedgerCounts())
-        summary.apply(Self.evaluate([VerdictRule(measure: Self.loginP99, comparison: .less, bound: 50, unit: .milliseconds, text: "login.p99 < 50ms")],
-                                    intervals, stopReason: "completed"))
+        var summary = RunSummary(
+            runID: "r", profile: "p", startedAt: Date(timeIntervalSince1970: 0), endedAt: Date(timeIntervalSince1970: 30),
+            stopReason: "completed", total: total, healths: [], peakConcurrent: 100, ledger: LedgerCounts())
+        summary.apply(
+            Self.evaluate(
+                [VerdictRule(measure: Self.loginP99, comparison: .less, bound: 50, unit: .milliseconds, text: "login.p99 < 50ms")],
+                intervals, stopReason: "completed"))
         try directory.writeSummary(summary)
         let merged = try MergedResults.load(directories: [path])
         #expect(merged.summary.thresholds == summary.thresholds && merged.summary.verdict == summary.verdict)

@@ -66,13 +66,16 @@ struct MachineDriver {
         let metrics = FixedMetrics(registry: &registry)
         let scripts = definition.profiles.map { SessionScript(profile: $0.profile, registry: &registry) }
         host = TestHost(registry: registry)
-        let settings = SessionSettings(domain: "load.test", accounts: 1...10, password: "secret", runID: "run-1",
-                                       tlsAvailable: false, metrics: metrics)
+        let settings = SessionSettings(
+            domain: "load.test", accounts: 1...10, password: "secret", runID: "run-1",
+            tlsAvailable: false, metrics: metrics)
         let number = slot + 1
-        let identity = SessionIdentity(serial: slot, slot: slot, accountNumber: number, username: "user\(number)",
-                                       bareJID: "user\(number)@load.test")
-        machine = SessionMachine(identity: identity, script: scripts[index], settings: settings, host: host,
-                                 generator: SeededGenerator(seed: seed, stream: UInt64(slot)), intendedStart: .zero)
+        let identity = SessionIdentity(
+            serial: slot, slot: slot, accountNumber: number, username: "user\(number)",
+            bareJID: "user\(number)@load.test")
+        machine = SessionMachine(
+            identity: identity, script: scripts[index], settings: settings, host: host,
+            generator: SeededGenerator(seed: seed, stream: UInt64(slot)), intendedStart: .zero)
         header = try parser.parseHeader(Array("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>".utf8))
     }
 
@@ -126,10 +129,12 @@ struct MachineDriver {
     mutating func logIn(startedAlready: Bool = false) throws {
         if !startedAlready { send(.start) }
         send(.connected)
-        try receive("<stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
+        try receive(
+            "<stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
         try receive("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")
         try receive("<stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>")
-        try receive("<iq type='result' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>\(machine.identity.bareJID)/r1</jid></bind></iq>")
+        try receive(
+            "<iq type='result' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>\(machine.identity.bareJID)/r1</jid></bind></iq>")
     }
 
     var ended: Bool { actions.contains { if case .ended = $0 { return true } else { return false } } }

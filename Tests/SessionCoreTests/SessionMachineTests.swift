@@ -38,7 +38,8 @@ import XMPPCore
         driver.advance(by: .milliseconds(3))
         driver.send(.connected)
         #expect(driver.actions.last == .openStream)
-        try driver.receive("<stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
+        try driver.receive(
+            "<stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
         #expect(driver.sent().map(\.name) == ["auth"])
         driver.advance(by: .milliseconds(5))
         try driver.receive("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")
@@ -75,12 +76,14 @@ import XMPPCore
     }
 
     @Test func thinkWaitsOnTheInjectedClockAndTheNextStepIsDueAtTheThinkDeadline() throws {
-        var driver = try MachineDriver(profile: Self.profile("""
-              - login
-              - think: {constant: 1s}
-              - message: {to: user2@load.test, body: hi}
-              - logout
-            """))
+        var driver = try MachineDriver(
+            profile: Self.profile(
+                """
+                  - login
+                  - think: {constant: 1s}
+                  - message: {to: user2@load.test, body: hi}
+                  - logout
+                """))
         try driver.logIn()
         let loggedInAt = driver.now
         #expect(driver.wakeAt == loggedInAt + .seconds(1))
@@ -104,11 +107,13 @@ import XMPPCore
         ("<message from='user2@load.test/r1' type='chat'><body>x</body></message>", true),
     ])
     func waitMatchesElementTypeAndSenderPattern(stanza: String, completes: Bool) throws {
-        var driver = try MachineDriver(profile: Self.profile("""
-              - login
-              - wait: {for: message, type: chat, from: "user2@*", timeout: 5s}
-              - logout
-            """))
+        var driver = try MachineDriver(
+            profile: Self.profile(
+                """
+                  - login
+                  - wait: {for: message, type: chat, from: "user2@*", timeout: 5s}
+                  - logout
+                """))
         try driver.logIn()
         try driver.receive(stanza)
         #expect((driver.actions.last == .closeStream) == completes)
@@ -116,13 +121,15 @@ import XMPPCore
 
     @Test(arguments: [ErrorPolicy.stop, .continue])
     func aStepTimeoutIsATypedErrorAndFollowsTheStepsPolicy(policy: ErrorPolicy) throws {
-        var driver = try MachineDriver(profile: Self.profile("""
-              - login
-              - roster: get
-                timeout: 2s
-                on_error: \(policy.rawValue)
-              - logout
-            """))
+        var driver = try MachineDriver(
+            profile: Self.profile(
+                """
+                  - login
+                  - roster: get
+                    timeout: 2s
+                    on_error: \(policy.rawValue)
+                  - logout
+                """))
         try driver.logIn()
         driver.advance(by: .milliseconds(1999))
         #expect(!driver.ended && driver.actions.last != .closeStream)
@@ -154,25 +161,32 @@ import XMPPCore
     }
 
     @Test func mucJoinUnlocksACreatedRoomAndRetriesALockedOne() throws {
-        var driver = try MachineDriver(profile: Self.profile("""
-              - login
-              - muc_join: {room: r1}
-              - muc_join: {room: r2}
-              - logout
-            """))
+        var driver = try MachineDriver(
+            profile: Self.profile(
+                """
+                  - login
+                  - muc_join: {room: r1}
+                  - muc_join: {room: r2}
+                  - logout
+                """))
         try driver.logIn()
         #expect(driver.sent().last?.attribute("to") == "r1@conference.load.test/user1")
         // We created r1 (110 + 201): accept the instant-room configuration.
-        try driver.receive("<presence from='r1@conference.load.test/user1'><x xmlns='http://jabber.org/protocol/muc#user'><status code='110'/><status code='201'/></x></presence>")
+        try driver.receive(
+            "<presence from='r1@conference.load.test/user1'><x xmlns='http://jabber.org/protocol/muc#user'><status code='110'/><status code='201'/></x></presence>"
+        )
         #expect(driver.sent().last?.attribute("id") == "muc-unlock")
         try driver.receive("<iq type='result' id='muc-unlock' from='r1@conference.load.test'/>")
         // r2 is locked by its creator: item-not-found, retried after 500 ms.
         #expect(driver.sent().last?.attribute("to") == "r2@conference.load.test/user1")
-        try driver.receive("<presence type='error' from='r2@conference.load.test/user1'><error type='cancel'><item-not-found xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error></presence>")
+        try driver.receive(
+            "<presence type='error' from='r2@conference.load.test/user1'><error type='cancel'><item-not-found xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error></presence>"
+        )
         #expect(driver.sent().isEmpty)
         driver.advance(by: .milliseconds(500))
         #expect(driver.sent().last?.attribute("to") == "r2@conference.load.test/user1", "joined again")
-        try driver.receive("<presence from='r2@conference.load.test/user1'><x xmlns='http://jabber.org/protocol/muc#user'><status code='110'/></x></presence>")
+        try driver.receive(
+            "<presence from='r2@conference.load.test/user1'><x xmlns='http://jabber.org/protocol/muc#user'><status code='110'/></x></presence>")
         #expect(driver.actions.last == .closeStream)
         #expect(driver.host.recorder.takeSnapshot(start: 0, end: 1).errors.isEmpty)
     }
@@ -216,8 +230,12 @@ import XMPPCore
         try driver.logIn()
         let queries = driver.sent().filter { $0.attribute("id")?.hasPrefix("xmppload-facts") == true }
         #expect(queries.map { $0.attribute("id") } == ["xmppload-facts-version", "xmppload-facts-disco"])
-        try driver.receive("<iq type='result' id='xmppload-facts-version' from='load.test'><query xmlns='jabber:iq:version'><name>Prosody</name><version>0.12.3</version><os>Linux</os></query></iq>")
-        try driver.receive("<iq type='result' id='xmppload-facts-disco' from='load.test'><query xmlns='http://jabber.org/protocol/disco#info'><identity category='server' type='im' name='Prosody'/><feature var='urn:xmpp:ping'/><feature var='jabber:iq:version'/></query></iq>")
+        try driver.receive(
+            "<iq type='result' id='xmppload-facts-version' from='load.test'><query xmlns='jabber:iq:version'><name>Prosody</name><version>0.12.3</version><os>Linux</os></query></iq>"
+        )
+        try driver.receive(
+            "<iq type='result' id='xmppload-facts-disco' from='load.test'><query xmlns='http://jabber.org/protocol/disco#info'><identity category='server' type='im' name='Prosody'/><feature var='urn:xmpp:ping'/><feature var='jabber:iq:version'/></query></iq>"
+        )
         let facts = driver.host.facts
         #expect(facts.softwareName == "Prosody" && facts.softwareVersion == "0.12.3" && facts.operatingSystem == "Linux")
         #expect(facts.identities == [ServerFacts.Identity(category: "server", type: "im", name: "Prosody")])
@@ -267,11 +285,11 @@ import XMPPCore
         defer { try? FileManager.default.removeItem(at: directory) }
         for (name, peer) in [("a", "alice"), ("b", "bob")] {
             try """
-                name: \(name)
-                login: {sasl: PLAIN, tls: none}
-                variables: {peer: \(peer)}
-                steps: [login, {message: {to: "${peer}@load.test", body: x}}, logout]
-                """.write(to: directory.appendingPathComponent("\(name).yaml"), atomically: true, encoding: .utf8)
+            name: \(name)
+            login: {sasl: PLAIN, tls: none}
+            variables: {peer: \(peer)}
+            steps: [login, {message: {to: "${peer}@load.test", body: x}}, logout]
+            """.write(to: directory.appendingPathComponent("\(name).yaml"), atomically: true, encoding: .utf8)
         }
         let mixPath = directory.appendingPathComponent("mix.yaml")
         try "name: mix\nmix:\n  - {profile: a.yaml, weight: 1}\n  - {profile: b.yaml, weight: 1}\n"

@@ -7,8 +7,10 @@ import XMPPCore
 /// The compiled script: control flow as jumps, counted sends as loops, login options resolved once
 /// with the command line's overrides, and `wait`'s sender patterns.
 @Suite struct SessionScriptTests {
-    static func compile(_ steps: String, login: String = "{sasl: PLAIN, tls: none}",
-                        overrides: SessionScript.Overrides = .init()) throws -> SessionScript {
+    static func compile(
+        _ steps: String, login: String = "{sasl: PLAIN, tls: none}",
+        overrides: SessionScript.Overrides = .init()
+    ) throws -> SessionScript {
         let definition = try ProfileLoader.load(yaml: "name: s\nlogin: \(login)\nsteps:\n\(steps)", file: "s.yaml")
         var registry = MetricRegistry()
         return SessionScript(profile: definition.profiles[0].profile, registry: &registry, overrides: overrides)
@@ -41,7 +43,8 @@ import XMPPCore
     }
 
     @Test func repeatAndChooseCompileToJumps() throws {
-        let script = try Self.compile("""
+        let script = try Self.compile(
+            """
               - login
               - repeat:
                   count: 2
@@ -51,8 +54,11 @@ import XMPPCore
                   - {weight: 1, steps: [{version: load.test}]}
               - logout
             """)
-        #expect(Self.shape(script) == ["login", "loop(times(2)) end 4", "roster.get", "loopEnd 1",
-                                       "choose [3.0, 4.0] [5, 7]", "iq.ping", "jump 9", "iq.version", "jump 9", "logout"])
+        #expect(
+            Self.shape(script) == [
+                "login", "loop(times(2)) end 4", "roster.get", "loopEnd 1",
+                "choose [3.0, 4.0] [5, 7]", "iq.ping", "jump 9", "iq.version", "jump 9", "logout",
+            ])
     }
 
     @Test(arguments: [
@@ -62,8 +68,10 @@ import XMPPCore
         ("{sasl: PLAIN, tls: none}", TLSMode.startTLS, SASLMechanism.scramSHA1, .startTLS, .scramSHA1),
         ("{resource: r}", nil, nil, .startTLS, nil),
     ])
-    func loginOptionsAreResolvedOnceWithTheCommandLinesOverrides(login: String, tls: TLSMode?, sasl: SASLMechanism?,
-                                                               expectedTLS: TLSMode, expectedMechanism: SASLMechanism?) throws {
+    func loginOptionsAreResolvedOnceWithTheCommandLinesOverrides(
+        login: String, tls: TLSMode?, sasl: SASLMechanism?,
+        expectedTLS: TLSMode, expectedMechanism: SASLMechanism?
+    ) throws {
         let script = try Self.compile("  - login\n  - logout", login: login, overrides: .init(tls: tls, mechanism: sasl))
         #expect(script.login.tls == expectedTLS)
         #expect(script.login.mechanism == expectedMechanism)

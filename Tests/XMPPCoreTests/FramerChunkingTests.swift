@@ -1,4 +1,5 @@
 import Testing
+
 @testable import XMPPCore
 
 /// One event per depth-1 element, whatever the chunking of a recorded server stream.
@@ -88,9 +89,10 @@ import Testing
     func shuffledChunkBoundaries(seed: Int) throws {
         var generator = SeededGenerator(seed: 0xC0FFEE &+ UInt64(seed))
         let driver = try FramerDriver.run(FramerTranscript.segments) { length in
-            let cuts = Set((0..<Int.random(in: 1...24, using: &generator)).map { _ in
-                Int.random(in: 1..<length, using: &generator)
-            })
+            let cuts = Set(
+                (0..<Int.random(in: 1...24, using: &generator)).map { _ in
+                    Int.random(in: 1..<length, using: &generator)
+                })
             var sizes: [Int] = []
             var previous = 0
             for cut in cuts.sorted() + [length] {

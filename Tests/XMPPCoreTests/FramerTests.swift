@@ -1,4 +1,5 @@
 import Testing
+
 @testable import XMPPCore
 
 private let header = "<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' version='1.0'>"
@@ -30,20 +31,21 @@ private func errorKind(_ input: String, maxElementBytes: Int = 1 << 20) -> Strin
 }
 
 @Suite struct FramerTests {
-    @Test(arguments: [
-        ("<a x='>'/>", "a '>' in a single-quoted value"),
-        ("<a x=\">\"/>", "a '>' in a double-quoted value"),
-        ("<a x='/>'></a>", "'/>' in a single-quoted value"),
-        ("<a x=\"/>\" y='\"'>t</a>", "'/>' and a quote in values"),
-        ("<a/>", "self-closing"),
-        ("<a  />", "self-closing with space"),
-        ("<a><a><a/></a><a>x</a></a>", "nested elements of the same name"),
-        ("<a><![CDATA[</a><b>]]]]></a>", "CDATA with an end tag and brackets"),
-        ("<a><![CDATA[]]></a>", "empty CDATA"),
-        ("<a>x &amp; y &lt;/a&gt;</a>", "escaped markup in text"),
-        ("<p:a xmlns:p='urn:p'><p:b/></p:a>", "prefixed names"),
-        ("<é>ü</é>", "non-ASCII names"),
-    ] as [(String, String)])
+    @Test(
+        arguments: [
+            ("<a x='>'/>", "a '>' in a single-quoted value"),
+            ("<a x=\">\"/>", "a '>' in a double-quoted value"),
+            ("<a x='/>'></a>", "'/>' in a single-quoted value"),
+            ("<a x=\"/>\" y='\"'>t</a>", "'/>' and a quote in values"),
+            ("<a/>", "self-closing"),
+            ("<a  />", "self-closing with space"),
+            ("<a><a><a/></a><a>x</a></a>", "nested elements of the same name"),
+            ("<a><![CDATA[</a><b>]]]]></a>", "CDATA with an end tag and brackets"),
+            ("<a><![CDATA[]]></a>", "empty CDATA"),
+            ("<a>x &amp; y &lt;/a&gt;</a>", "escaped markup in text"),
+            ("<p:a xmlns:p='urn:p'><p:b/></p:a>", "prefixed names"),
+            ("<é>ü</é>", "non-ASCII names"),
+        ] as [(String, String)])
     func oneElementIsFramedWhole(element: String, what: String) throws {
         #expect(try frame(header + element) == ["open", element], "\(what)")
     }
@@ -91,40 +93,41 @@ private func errorKind(_ input: String, maxElementBytes: Int = 1 << 20) -> Strin
         #expect(try frame(header + elements.joined(separator: " ")) == ["open"] + elements)
     }
 
-    @Test(arguments: [
-        // Restricted XML (RFC 6120 §11.1).
-        (header + "<!-- comment --><a/>", "xml-restricted"),
-        (header + "<a><!-- comment --></a>", "xml-restricted"),
-        ("<!-- before -->" + header, "xml-restricted"),
-        ("<?php echo ?>" + header, "xml-restricted"),
-        ("<?xml-stylesheet href='x'?>" + header, "xml-restricted"),
-        ("<?xml version='1.0'?><?xml version='1.0'?>" + header, "xml-restricted"),
-        (header + "<?xml version='1.0'?>", "xml-restricted"),
-        (header + "<a><?target data?></a>", "xml-restricted"),
-        ("<!DOCTYPE stream [<!ENTITY x 'y'>]>" + header, "xml-restricted"),
-        (header + "<a><!DOCTYPE a></a>", "xml-restricted"),
-        (header + "<a><!ENTITY x 'y'></a>", "xml-restricted"),
-        // Depth and text at stream level.
-        (header + "</message>", "xml-unbalanced"),
-        (header + "<a/></other:stream>", "xml-unbalanced"),
-        (header + "hello<a/>", "xml-unexpected-text"),
-        (header + "<a/>&amp;", "xml-unexpected-text"),
-        (header + "<![CDATA[x]]>", "xml-unexpected-text"),
-        // Header.
-        ("hello" + header, "stream-header-invalid"),
-        ("</stream:stream>", "stream-header-invalid"),
-        ("<stream:stream xmlns:stream='http://etherx.jabber.org/streams'/>", "stream-header-invalid"),
-        ("<![CDATA[x]]>" + header, "stream-header-invalid"),
-        // After the close.
-        (header + "</stream:stream><a/>", "stream-closed"),
-        (header + "</stream:stream>x", "stream-closed"),
-        // Syntax the framer itself can see.
-        (header + "< a/>", "xml-malformed"),
-        (header + "<1a/>", "xml-malformed"),
-        (header + "<a b='<'/>", "xml-malformed"),
-        (header + "<a <b/>", "xml-malformed"),
-        (header + "<a></a <b>", "xml-malformed"),
-    ] as [(String, String)])
+    @Test(
+        arguments: [
+            // Restricted XML (RFC 6120 §11.1).
+            (header + "<!-- comment --><a/>", "xml-restricted"),
+            (header + "<a><!-- comment --></a>", "xml-restricted"),
+            ("<!-- before -->" + header, "xml-restricted"),
+            ("<?php echo ?>" + header, "xml-restricted"),
+            ("<?xml-stylesheet href='x'?>" + header, "xml-restricted"),
+            ("<?xml version='1.0'?><?xml version='1.0'?>" + header, "xml-restricted"),
+            (header + "<?xml version='1.0'?>", "xml-restricted"),
+            (header + "<a><?target data?></a>", "xml-restricted"),
+            ("<!DOCTYPE stream [<!ENTITY x 'y'>]>" + header, "xml-restricted"),
+            (header + "<a><!DOCTYPE a></a>", "xml-restricted"),
+            (header + "<a><!ENTITY x 'y'></a>", "xml-restricted"),
+            // Depth and text at stream level.
+            (header + "</message>", "xml-unbalanced"),
+            (header + "<a/></other:stream>", "xml-unbalanced"),
+            (header + "hello<a/>", "xml-unexpected-text"),
+            (header + "<a/>&amp;", "xml-unexpected-text"),
+            (header + "<![CDATA[x]]>", "xml-unexpected-text"),
+            // Header.
+            ("hello" + header, "stream-header-invalid"),
+            ("</stream:stream>", "stream-header-invalid"),
+            ("<stream:stream xmlns:stream='http://etherx.jabber.org/streams'/>", "stream-header-invalid"),
+            ("<![CDATA[x]]>" + header, "stream-header-invalid"),
+            // After the close.
+            (header + "</stream:stream><a/>", "stream-closed"),
+            (header + "</stream:stream>x", "stream-closed"),
+            // Syntax the framer itself can see.
+            (header + "< a/>", "xml-malformed"),
+            (header + "<1a/>", "xml-malformed"),
+            (header + "<a b='<'/>", "xml-malformed"),
+            (header + "<a <b/>", "xml-malformed"),
+            (header + "<a></a <b>", "xml-malformed"),
+        ] as [(String, String)])
     func malformedInputThrowsTypedError(input: String, kind: String) {
         #expect(errorKind(input) == kind, "\(input)")
     }

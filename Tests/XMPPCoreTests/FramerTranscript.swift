@@ -1,4 +1,5 @@
 import Testing
+
 @testable import XMPPCore
 
 /// A recorded server-to-client stream (Prosody-like) with everything a framer must get right, split
@@ -129,7 +130,8 @@ struct FramerDriver {
             case .element(let bytes):
                 let element = try parser.parseElement(bytes, in: header!)
                 events.append(.element(element))
-                let restarts = (element.name == "proceed" && element.namespace == XMPPNamespace.tls)
+                let restarts =
+                    (element.name == "proceed" && element.namespace == XMPPNamespace.tls)
                     || (element.name == "success" && element.namespace == XMPPNamespace.sasl)
                 if restarts {
                     let discarded = framer.restart()

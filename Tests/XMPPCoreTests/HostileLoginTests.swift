@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import XMPPCore
 
 /// What a hostile server can do during login, with plain values: downgrade, SCRAM abuse, labels.
@@ -74,7 +75,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("s=QSXCR+Q6sek8bf92,r=NONCEsrv,i=4096", "sasl-malformed"),     // wrong order
+        ("s=QSXCR+Q6sek8bf92,r=NONCEsrv,i=4096", "sasl-malformed"),  // wrong order
         ("r=NONCEsrv,s=QSXCR+Q6sek8bf92,i=+4096", "sasl-iteration-count"),
         ("r=NONCEsrv,s=QSXCR+Q6sek8bf92,i=0x10", "sasl-iteration-count"),
         ("r=NONCEsrv,s=QSXCR+Q6sek8bf92,i=100001", "sasl-iteration-count"),
@@ -91,7 +92,8 @@ import Testing
         var client = SCRAMClient(algorithm: .sha1, username: "u", password: "p", clientNonce: "NONCE", maxIterations: 200_000)
         let request = try client.keyRequest(serverFirst: Array("r=NONCEsrv,s=QSXCR+Q6sek8bf92,i=150000".utf8))
         #expect(request.iterations == 150_000)
-        #expect(SCRAMClient(algorithm: .sha1, username: "u", password: "p", maxIterations: .max).maxIterations
+        #expect(
+            SCRAMClient(algorithm: .sha1, username: "u", password: "p", maxIterations: .max).maxIterations
                 == SCRAMClient.iterationCeiling)
     }
 
@@ -103,10 +105,14 @@ import Testing
 
     /// A server cannot mint new error labels: unknown conditions are undefined-condition.
     @Test(arguments: [
-        ("<iq type='error' id='x'><error type='cancel'><made-up-4711 xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error></iq>",
-         XMPPNamespace.stanzas, "undefined-condition"),
-        ("<iq type='error' id='x'><error type='cancel'><item-not-found xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error></iq>",
-         XMPPNamespace.stanzas, "item-not-found"),
+        (
+            "<iq type='error' id='x'><error type='cancel'><made-up-4711 xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error></iq>",
+            XMPPNamespace.stanzas, "undefined-condition"
+        ),
+        (
+            "<iq type='error' id='x'><error type='cancel'><item-not-found xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error></iq>",
+            XMPPNamespace.stanzas, "item-not-found"
+        ),
         ("<failure xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><zz-\(UUID().uuidString)/></failure>", XMPPNamespace.sasl, "undefined-condition"),
         ("<failure xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><not-authorized/></failure>", XMPPNamespace.sasl, "not-authorized"),
     ])

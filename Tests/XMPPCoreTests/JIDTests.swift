@@ -1,19 +1,21 @@
 import Testing
+
 @testable import XMPPCore
 
 @Suite struct JIDTests {
-    @Test(arguments: [
-        ("user1@load.test/xmppload-1", "user1", "load.test", "xmppload-1"),
-        ("user1@load.test", "user1", "load.test", nil),
-        ("load.test", nil, "load.test", nil),
-        ("load.test/resource", nil, "load.test", "resource"),
-        ("u@Load.TEST.", "u", "load.test", nil),
-        ("u@d/res/with/slashes@and@ats", "u", "d", "res/with/slashes@and@ats"),
-        ("u@d/with space", "u", "d", "with space"),
-        ("jürgen@例え.テスト/📱", "jürgen", "例え.テスト", "📱"),
-        ("room@conference.load.test/Nick Name", "room", "conference.load.test", "Nick Name"),
-        ("[::1]", nil, "[::1]", nil),
-    ] as [(String, String?, String, String?)])
+    @Test(
+        arguments: [
+            ("user1@load.test/xmppload-1", "user1", "load.test", "xmppload-1"),
+            ("user1@load.test", "user1", "load.test", nil),
+            ("load.test", nil, "load.test", nil),
+            ("load.test/resource", nil, "load.test", "resource"),
+            ("u@Load.TEST.", "u", "load.test", nil),
+            ("u@d/res/with/slashes@and@ats", "u", "d", "res/with/slashes@and@ats"),
+            ("u@d/with space", "u", "d", "with space"),
+            ("jürgen@例え.テスト/📱", "jürgen", "例え.テスト", "📱"),
+            ("room@conference.load.test/Nick Name", "room", "conference.load.test", "Nick Name"),
+            ("[::1]", nil, "[::1]", nil),
+        ] as [(String, String?, String, String?)])
     func parsesValidJIDs(string: String, local: String?, domain: String, resource: String?) throws {
         let jid = try JID(string)
         #expect(jid.local == local)

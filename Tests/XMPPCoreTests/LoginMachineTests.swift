@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import XMPPCore
 
 /// The login state machine with plain values: no channel, no clock, no network.
@@ -7,30 +8,40 @@ import Testing
     /// Parses one stanza as a server would have sent it (a fresh parser: tests run in parallel).
     static func element(_ xml: String) -> XMLElement {
         let parser = StanzaParser()
-        let header = try! parser.parseHeader(Array("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' id='s1' from='load.test' version='1.0'>".utf8))
+        let header = try! parser.parseHeader(
+            Array("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' id='s1' from='load.test' version='1.0'>".utf8)
+        )
         return try! parser.parseElement(Array(xml.utf8), in: header)
     }
 
-    static let featuresTLS = element("""
+    static let featuresTLS = element(
+        """
         <stream:features><starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'/><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>SCRAM-SHA-1</mechanism><mechanism>PLAIN</mechanism></mechanisms></stream:features>
         """)
-    static let featuresSASL = element("""
+    static let featuresSASL = element(
+        """
         <stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism><mechanism>SCRAM-SHA-1</mechanism></mechanisms></stream:features>
         """)
-    static let featuresRegisterSASL = element("""
+    static let featuresRegisterSASL = element(
+        """
         <stream:features><register xmlns='http://jabber.org/features/iq-register'/><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism><mechanism>SCRAM-SHA-1</mechanism></mechanisms></stream:features>
         """)
-    static let featuresBind = element("""
+    static let featuresBind = element(
+        """
         <stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/><session xmlns='urn:ietf:params:xml:ns:xmpp-session'><optional/></session></stream:features>
         """)
-    static let featuresBindSessionRequired = element("""
+    static let featuresBindSessionRequired = element(
+        """
         <stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/><session xmlns='urn:ietf:params:xml:ns:xmpp-session'/></stream:features>
         """)
 
-    static func configuration(tls: TLSMode = .startTLS, mechanism: SASLMechanism? = nil,
-                              register: Bool = false) -> LoginMachine.Configuration {
-        .init(domain: "load.test", username: "user", password: "pencil", resource: "r1",
-              tls: tls, mechanism: mechanism, register: register)
+    static func configuration(
+        tls: TLSMode = .startTLS, mechanism: SASLMechanism? = nil,
+        register: Bool = false
+    ) -> LoginMachine.Configuration {
+        .init(
+            domain: "load.test", username: "user", password: "pencil", resource: "r1",
+            tls: tls, mechanism: mechanism, register: register)
     }
 
     /// Pulls the payload of the single `.send` action of the given element name.
@@ -54,7 +65,10 @@ import Testing
         let bind = Self.sent(machine.received(Self.featuresBind), "iq")
         #expect(bind?.attribute("type") == "set")
         #expect(bind?.firstChild(named: "bind", namespace: XMPPNamespace.bind)?.firstChild(named: "resource", namespace: nil)?.text == "r1")
-        let actions = machine.received(Self.element("<iq type='result' id='\(bind!.attribute("id")!)'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user@load.test/r1</jid></bind></iq>"))
+        let actions = machine.received(
+            Self.element(
+                "<iq type='result' id='\(bind!.attribute("id")!)'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user@load.test/r1</jid></bind></iq>"
+            ))
         #expect(actions == [.loggedIn(jid: "user@load.test/r1")])
         #expect(machine.isFinished)
     }
@@ -74,9 +88,11 @@ import Testing
         let clientFirst = String(decoding: Data(base64Encoded: auth.text)!, as: UTF8.self)
         let nonce = clientFirst.split(separator: ",").first { $0.hasPrefix("r=") }!.dropFirst(2)
         let serverFirst = "r=\(nonce)srv,s=QSXCR+Q6sek8bf92,i=4096"
-        let challenge = Self.element("<challenge xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(Data(serverFirst.utf8).base64EncodedString())</challenge>")
+        let challenge = Self.element(
+            "<challenge xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(Data(serverFirst.utf8).base64EncodedString())</challenge>")
         #expect(Self.sent(machine.received(challenge), "response") != nil)
-        let badSuccess = Self.element("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(Data("v=AAAAAAAAAAAAAAAAAAAAAAAAAAA=".utf8).base64EncodedString())</success>")
+        let badSuccess = Self.element(
+            "<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(Data("v=AAAAAAAAAAAAAAAAAAAAAAAAAAA=".utf8).base64EncodedString())</success>")
         let error = try #require(Self.failure(machine.received(badSuccess)))
         #expect(error.kind == "sasl-server-signature")
     }
@@ -113,7 +129,10 @@ import Testing
         ("<failure xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><not-authorized/><text>bad</text></failure>", "sasl-not-authorized"),
         ("<failure xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><account-disabled/></failure>", "sasl-account-disabled"),
         ("<stream:error><host-unknown xmlns='urn:ietf:params:xml:ns:xmpp-streams'/></stream:error>", "stream-host-unknown"),
-        ("<stream:error><policy-violation xmlns='urn:ietf:params:xml:ns:xmpp-streams'/><text xmlns='urn:ietf:params:xml:ns:xmpp-streams'>slow down</text></stream:error>", "stream-policy-violation"),
+        (
+            "<stream:error><policy-violation xmlns='urn:ietf:params:xml:ns:xmpp-streams'/><text xmlns='urn:ietf:params:xml:ns:xmpp-streams'>slow down</text></stream:error>",
+            "stream-policy-violation"
+        ),
     ])
     func failuresAreTyped(xml: String, kind: String) throws {
         var machine = LoginMachine(configuration: Self.configuration(tls: .none, mechanism: .plain), keyCache: nil)
@@ -138,7 +157,10 @@ import Testing
         _ = machine.received(Self.featuresSASL)
         _ = machine.received(Self.element("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>"))
         let bind = try #require(Self.sent(machine.received(Self.featuresBindSessionRequired), "iq"))
-        let afterBind = machine.received(Self.element("<iq type='result' id='\(bind.attribute("id")!)'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user@load.test/r1</jid></bind></iq>"))
+        let afterBind = machine.received(
+            Self.element(
+                "<iq type='result' id='\(bind.attribute("id")!)'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user@load.test/r1</jid></bind></iq>"
+            ))
         #expect(afterBind.first == .enterPhase(.session))
         let session = try #require(Self.sent(afterBind, "iq"))
         #expect(session.firstChild(named: "session", namespace: XMPPNamespace.session) != nil)
@@ -151,7 +173,9 @@ import Testing
         let actions = machine.received(Self.featuresRegisterSASL)
         #expect(actions.first == .enterPhase(.register))
         let request = try #require(Self.sent(actions, "iq"))
-        let conflict = Self.element("<iq type='error' id='\(request.attribute("id")!)'><error type='cancel'><conflict xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error></iq>")
+        let conflict = Self.element(
+            "<iq type='error' id='\(request.attribute("id")!)'><error type='cancel'><conflict xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error></iq>"
+        )
         let next = machine.received(conflict)
         #expect(next.first == .registered(created: false))
         #expect(next.dropFirst().first == .enterPhase(.sasl))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import XMPPCore
 
 /// SCRAM against the RFC test vectors, and the ways a server can be wrong.
@@ -14,20 +15,24 @@ import Testing
 
     static let vectors = [
         // RFC 5802 §5.
-        Vector(algorithm: .sha1, nonce: "fyko+d2lbbFgONRv9qkxdawL",
-               serverFirst: "r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,s=QSXCR+Q6sek8bf92,i=4096",
-               clientFinal: "c=biws,r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,p=v0X8v3Bz2T0CJGbJQyF0X+HI4Ts=",
-               serverFinal: "v=rmF9pqV8S7suAoZWja4dJRkFsKQ="),
+        Vector(
+            algorithm: .sha1, nonce: "fyko+d2lbbFgONRv9qkxdawL",
+            serverFirst: "r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,s=QSXCR+Q6sek8bf92,i=4096",
+            clientFinal: "c=biws,r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,p=v0X8v3Bz2T0CJGbJQyF0X+HI4Ts=",
+            serverFinal: "v=rmF9pqV8S7suAoZWja4dJRkFsKQ="),
         // RFC 7677 §3.
-        Vector(algorithm: .sha256, nonce: "rOprNGfwEbeRWgbNEkqO",
-               serverFirst: "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096",
-               clientFinal: "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=",
-               serverFinal: "v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="),
+        Vector(
+            algorithm: .sha256, nonce: "rOprNGfwEbeRWgbNEkqO",
+            serverFirst: "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096",
+            clientFinal: "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=",
+            serverFinal: "v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="),
         // No RFC vector for SHA-512: computed once with Python's hashlib.pbkdf2_hmac/hmac (independent code).
-        Vector(algorithm: .sha512, nonce: "rOprNGfwEbeRWgbNEkqO",
-               serverFirst: "r=rOprNGfwEbeRWgbNEkqOsrv512,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096",
-               clientFinal: "c=biws,r=rOprNGfwEbeRWgbNEkqOsrv512,p=zLk8NQGbO1ZkJKiFTosXs9IWwXVJs8Yb85bFjLzXSzvtDE2iPRKG6Uj1IsfeM4Hzt+J6tIRdEAgyrp5VdMDhDQ==",
-               serverFinal: "v=0TppuEKamtk7/uTIJoc4xaZpnedMRbBn+8w+65Af5uLLHhYIZc8Y6kxVOtpgy9aoCQ3N4mfhrA34UWwqjdcHLQ=="),
+        Vector(
+            algorithm: .sha512, nonce: "rOprNGfwEbeRWgbNEkqO",
+            serverFirst: "r=rOprNGfwEbeRWgbNEkqOsrv512,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096",
+            clientFinal:
+                "c=biws,r=rOprNGfwEbeRWgbNEkqOsrv512,p=zLk8NQGbO1ZkJKiFTosXs9IWwXVJs8Yb85bFjLzXSzvtDE2iPRKG6Uj1IsfeM4Hzt+J6tIRdEAgyrp5VdMDhDQ==",
+            serverFinal: "v=0TppuEKamtk7/uTIJoc4xaZpnedMRbBn+8w+65Af5uLLHhYIZc8Y6kxVOtpgy9aoCQ3N4mfhrA34UWwqjdcHLQ=="),
     ]
 
     @Test(arguments: vectors)
@@ -54,7 +59,7 @@ import Testing
 
     @Test(arguments: [
         ("r=someoneelse123,s=QSXCR+Q6sek8bf92,i=4096", "sasl-nonce"),
-        ("r=abc,s=QSXCR+Q6sek8bf92,i=4096", "sasl-nonce"),               // server added nothing
+        ("r=abc,s=QSXCR+Q6sek8bf92,i=4096", "sasl-nonce"),  // server added nothing
         ("r=abcdef,s=QSXCR+Q6sek8bf92,i=0", "sasl-iteration-count"),
         ("r=abcdef,s=QSXCR+Q6sek8bf92,i=-5", "sasl-iteration-count"),
         ("r=abcdef,s=QSXCR+Q6sek8bf92,i=99999999999", "sasl-iteration-count"),
@@ -110,7 +115,7 @@ import Testing
             var client = SCRAMClient(algorithm: .sha1, username: "u", password: "p", clientNonce: "abc", cache: cache)
             _ = try client.clientFinalMessage(serverFirst: Array("r=abcdef,s=\(salt),i=16".utf8))
         }
-        #expect(cache.derivations == 4) // "YQ==" was evicted before it came back
+        #expect(cache.derivations == 4)  // "YQ==" was evicted before it came back
     }
 
     @Test func randomNoncesDiffer() {
@@ -125,15 +130,16 @@ import Testing
         #expect(SASLAnonymous().initialResponse() == [])
     }
 
-    @Test(arguments: [
-        (["PLAIN", "SCRAM-SHA-1"], nil, SASLMechanism.scramSHA1),
-        (["PLAIN", "SCRAM-SHA-1", "SCRAM-SHA-256"], nil, .scramSHA256),
-        (["SCRAM-SHA-512", "SCRAM-SHA-1"], nil, .scramSHA512),
-        (["PLAIN"], nil, .plain),
-        (["SCRAM-SHA-1-PLUS", "SCRAM-SHA-1"], nil, .scramSHA1),
-        (["PLAIN", "SCRAM-SHA-1"], .plain, .plain),
-        (["ANONYMOUS", "PLAIN"], .anonymous, .anonymous),
-    ] as [([String], SASLMechanism?, SASLMechanism)])
+    @Test(
+        arguments: [
+            (["PLAIN", "SCRAM-SHA-1"], nil, SASLMechanism.scramSHA1),
+            (["PLAIN", "SCRAM-SHA-1", "SCRAM-SHA-256"], nil, .scramSHA256),
+            (["SCRAM-SHA-512", "SCRAM-SHA-1"], nil, .scramSHA512),
+            (["PLAIN"], nil, .plain),
+            (["SCRAM-SHA-1-PLUS", "SCRAM-SHA-1"], nil, .scramSHA1),
+            (["PLAIN", "SCRAM-SHA-1"], .plain, .plain),
+            (["ANONYMOUS", "PLAIN"], .anonymous, .anonymous),
+        ] as [([String], SASLMechanism?, SASLMechanism)])
     func mechanismChoice(offered: [String], forced: SASLMechanism?, expected: SASLMechanism) {
         #expect(SASLMechanism.choose(offered: offered, forced: forced) == expected)
     }

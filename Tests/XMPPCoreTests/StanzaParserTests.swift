@@ -1,4 +1,5 @@
 import Testing
+
 @testable import XMPPCore
 
 private let clientHeader = StreamHeader()
@@ -23,10 +24,12 @@ private func errorKind(_ body: () throws -> Void) -> String? {
     }
 
     @Test func parsesAServerHeader() throws {
-        let header = try parser.parseHeader(Array("""
-            <?xml version='1.0'?><stream:stream xmlns='jabber:client' xml:lang='en' \
-            xmlns:stream='http://etherx.jabber.org/streams' id='abc&amp;1' from='load.test' to='u@load.test' version='1.0'>
-            """.utf8))
+        let header = try parser.parseHeader(
+            Array(
+                """
+                <?xml version='1.0'?><stream:stream xmlns='jabber:client' xml:lang='en' \
+                xmlns:stream='http://etherx.jabber.org/streams' id='abc&amp;1' from='load.test' to='u@load.test' version='1.0'>
+                """.utf8))
         #expect(header.qualifiedName == "stream:stream")
         #expect(header.id == "abc&1")
         #expect(header.from == "load.test")
@@ -35,10 +38,11 @@ private func errorKind(_ body: () throws -> Void) -> String? {
         #expect(header.language == "en")
         #expect(header.defaultNamespace == XMPPNamespace.client)
         #expect(header.namespace(forPrefix: "stream") == XMPPNamespace.streams)
-        #expect(header.namespaces == [
-            XMLNamespaceDeclaration(prefix: "", uri: XMPPNamespace.client),
-            XMLNamespaceDeclaration(prefix: "stream", uri: XMPPNamespace.streams),
-        ])
+        #expect(
+            header.namespaces == [
+                XMLNamespaceDeclaration(prefix: "", uri: XMPPNamespace.client),
+                XMLNamespaceDeclaration(prefix: "stream", uri: XMPPNamespace.streams),
+            ])
     }
 
     @Test func headerWithOtherPrefixAndNoDefaultNamespace() throws {
@@ -50,22 +54,24 @@ private func errorKind(_ body: () throws -> Void) -> String? {
         #expect(features.firstChild(named: "x")?.namespace == "urn:x")
     }
 
-    @Test(arguments: [
-        ("<stream:stream xmlns:stream='urn:wrong'>", "stream-header-invalid"),
-        ("<stream:features xmlns:stream='http://etherx.jabber.org/streams'>", "stream-header-invalid"),
-        ("<stream:stream>", "xml-malformed"),
-        ("<stream:stream xmlns:stream='http://etherx.jabber.org/streams' id='1' id='2'>", "xml-malformed"),
-        ("<stream:stream xmlns:stream='http://etherx.jabber.org/streams' id='&x;'>", "xml-malformed"),
-        ("<!DOCTYPE stream [<!ENTITY x 'y'>]><stream:stream xmlns:stream='http://etherx.jabber.org/streams'>", "xml-restricted"),
-        ("<!DOCTYPE stream SYSTEM 'http://127.0.0.1:9/x.dtd'><stream:stream xmlns:stream='http://etherx.jabber.org/streams'>", "xml-restricted"),
-        ("", "stream-header-invalid"),
-    ] as [(String, String)])
+    @Test(
+        arguments: [
+            ("<stream:stream xmlns:stream='urn:wrong'>", "stream-header-invalid"),
+            ("<stream:features xmlns:stream='http://etherx.jabber.org/streams'>", "stream-header-invalid"),
+            ("<stream:stream>", "xml-malformed"),
+            ("<stream:stream xmlns:stream='http://etherx.jabber.org/streams' id='1' id='2'>", "xml-malformed"),
+            ("<stream:stream xmlns:stream='http://etherx.jabber.org/streams' id='&x;'>", "xml-malformed"),
+            ("<!DOCTYPE stream [<!ENTITY x 'y'>]><stream:stream xmlns:stream='http://etherx.jabber.org/streams'>", "xml-restricted"),
+            ("<!DOCTYPE stream SYSTEM 'http://127.0.0.1:9/x.dtd'><stream:stream xmlns:stream='http://etherx.jabber.org/streams'>", "xml-restricted"),
+            ("", "stream-header-invalid"),
+        ] as [(String, String)])
     func invalidHeaders(input: String, kind: String) {
         #expect(errorKind { _ = try parser.parseHeader(Array(input.utf8)) } == kind, "\(input)")
     }
 
     @Test func streamLevelElementsResolveToTheStreamsNamespace() throws {
-        let features = try parse("<stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
+        let features = try parse(
+            "<stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
         #expect(features.name == "features")
         #expect(features.namespace == XMPPNamespace.streams)
         let mechanisms = try #require(features.firstChild(named: "mechanisms"))
@@ -78,7 +84,8 @@ private func errorKind(_ body: () throws -> Void) -> String? {
     }
 
     @Test func namespacesDefaultPrefixedAndRedeclared() throws {
-        let iq = try parse("""
+        let iq = try parse(
+            """
             <iq type='result'><query xmlns='jabber:iq:roster'><item jid='a@b'><group>G</group>\
             <x xmlns='jabber:client'><y/></x><z xmlns=''/></item></query>\
             <p:stamp xmlns:p='urn:p' p:seq='1' plain='2'><p:inner/><outer/></p:stamp></iq>
@@ -117,21 +124,22 @@ private func errorKind(_ body: () throws -> Void) -> String? {
         #expect(message.firstChild(named: "body")?.text == " x ")
     }
 
-    @Test(arguments: [
-        ("<message><body>x</message>", "xml-malformed"),
-        ("<message>&foo;</message>", "xml-malformed"),
-        ("<a b='1' b='2'/>", "xml-malformed"),
-        ("<p:x/>", "xml-malformed"),
-        ("<x p:a='1'/>", "xml-malformed"),
-        ("<a/><b/>", "xml-malformed"),
-        ("text<a/>", "xml-malformed"),
-        ("", "xml-malformed"),
-        ("<a>\u{1}</a>", "xml-malformed"),
-        ("<a>&#0;</a>", "xml-malformed"),
-        ("<a", "xml-malformed"),
-        ("<message><!-- hidden --></message>", "xml-restricted"),
-        ("<message><?target data?></message>", "xml-restricted"),
-    ] as [(String, String)])
+    @Test(
+        arguments: [
+            ("<message><body>x</message>", "xml-malformed"),
+            ("<message>&foo;</message>", "xml-malformed"),
+            ("<a b='1' b='2'/>", "xml-malformed"),
+            ("<p:x/>", "xml-malformed"),
+            ("<x p:a='1'/>", "xml-malformed"),
+            ("<a/><b/>", "xml-malformed"),
+            ("text<a/>", "xml-malformed"),
+            ("", "xml-malformed"),
+            ("<a>\u{1}</a>", "xml-malformed"),
+            ("<a>&#0;</a>", "xml-malformed"),
+            ("<a", "xml-malformed"),
+            ("<message><!-- hidden --></message>", "xml-restricted"),
+            ("<message><?target data?></message>", "xml-restricted"),
+        ] as [(String, String)])
     func malformedElements(input: String, kind: String) {
         #expect(errorKind { _ = try parse(input) } == kind, "\(input)")
     }

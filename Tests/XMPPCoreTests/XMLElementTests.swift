@@ -1,4 +1,5 @@
 import Testing
+
 @testable import XMPPCore
 
 @Suite struct XMLElementTests {
@@ -11,13 +12,20 @@ import Testing
     }
 
     @Test func writesNamespacesOnlyWhereTheyChange() {
-        let iq = XMLElement("iq", namespace: XMPPNamespace.client, attributes: ["type": "get", "id": "r1"], children: [
-            .element(XMLElement("query", namespace: XMPPNamespace.roster, children: [
-                .element(XMLElement("item", namespace: XMPPNamespace.roster, attributes: ["jid": "a@b"])),
-            ])),
-        ])
+        let iq = XMLElement(
+            "iq", namespace: XMPPNamespace.client, attributes: ["type": "get", "id": "r1"],
+            children: [
+                .element(
+                    XMLElement(
+                        "query", namespace: XMPPNamespace.roster,
+                        children: [
+                            .element(XMLElement("item", namespace: XMPPNamespace.roster, attributes: ["jid": "a@b"]))
+                        ]))
+            ])
         #expect(iq.serialized() == "<iq type='get' id='r1'><query xmlns='jabber:iq:roster'><item jid='a@b'/></query></iq>")
-        #expect(iq.serialized(parentNamespace: "") == "<iq xmlns='jabber:client' type='get' id='r1'><query xmlns='jabber:iq:roster'><item jid='a@b'/></query></iq>")
+        #expect(
+            iq.serialized(parentNamespace: "")
+                == "<iq xmlns='jabber:client' type='get' id='r1'><query xmlns='jabber:iq:roster'><item jid='a@b'/></query></iq>")
     }
 
     @Test func elementInNoNamespaceUndeclaresTheDefault() {
@@ -26,9 +34,11 @@ import Testing
     }
 
     @Test func escapesTextAndAttributeValues() {
-        let element = XMLElement("body", namespace: XMPPNamespace.client, attributes: ["a": "<'\"&>"], children: [
-            .text("<success/> & 'q' \"d\" ]]>"),
-        ])
+        let element = XMLElement(
+            "body", namespace: XMPPNamespace.client, attributes: ["a": "<'\"&>"],
+            children: [
+                .text("<success/> & 'q' \"d\" ]]>")
+            ])
         #expect(element.serialized() == "<body a='&lt;&apos;&quot;&amp;&gt;'>&lt;success/&gt; &amp; 'q' \"d\" ]]&gt;</body>")
     }
 
@@ -57,30 +67,39 @@ import Testing
         "mixed <a href='x'>\"&\"</a> 👍",
     ])
     func escapingRoundTrips(value: String) throws {
-        let element = XMLElement("message", namespace: XMPPNamespace.client, attributes: ["id": value, "to": "u@d"], children: [
-            .element(XMLElement("body", namespace: XMPPNamespace.client, children: [.text(value)])),
-            .element(XMLElement("data", namespace: "urn:example:\(value.utf8.count)", attributes: ["v": value], children: [
-                .text(value), .element(XMLElement("inner", namespace: "urn:example:\(value.utf8.count)")), .text(value),
-            ])),
-        ])
+        let element = XMLElement(
+            "message", namespace: XMPPNamespace.client, attributes: ["id": value, "to": "u@d"],
+            children: [
+                .element(XMLElement("body", namespace: XMPPNamespace.client, children: [.text(value)])),
+                .element(
+                    XMLElement(
+                        "data", namespace: "urn:example:\(value.utf8.count)", attributes: ["v": value],
+                        children: [
+                            .text(value), .element(XMLElement("inner", namespace: "urn:example:\(value.utf8.count)")), .text(value),
+                        ])),
+            ])
         #expect(try roundTrip(element) == element)
     }
 
     @Test func xmlLangRoundTrips() throws {
-        let element = XMLElement("message", namespace: XMPPNamespace.client, attributes: ["xml:lang": "de"], children: [
-            .element(XMLElement("body", namespace: XMPPNamespace.client, children: [.text("Hallo")])),
-        ])
+        let element = XMLElement(
+            "message", namespace: XMPPNamespace.client, attributes: ["xml:lang": "de"],
+            children: [
+                .element(XMLElement("body", namespace: XMPPNamespace.client, children: [.text("Hallo")]))
+            ])
         #expect(try roundTrip(element) == element)
     }
 
     @Test func accessors() {
-        var message = XMLElement("message", namespace: XMPPNamespace.client, attributes: ["type": "chat"], children: [
-            .text("a"),
-            .element(XMLElement("body", namespace: XMPPNamespace.client, children: [.text("hi")])),
-            .text("b"),
-            .element(XMLElement("stamp", namespace: XMPPNamespace.stamp)),
-            .element(XMLElement("body", namespace: "urn:other")),
-        ])
+        var message = XMLElement(
+            "message", namespace: XMPPNamespace.client, attributes: ["type": "chat"],
+            children: [
+                .text("a"),
+                .element(XMLElement("body", namespace: XMPPNamespace.client, children: [.text("hi")])),
+                .text("b"),
+                .element(XMLElement("stamp", namespace: XMPPNamespace.stamp)),
+                .element(XMLElement("body", namespace: "urn:other")),
+            ])
         #expect(message.attribute("type") == "chat")
         #expect(message.attribute("to") == nil)
         #expect(message.text == "ab")
@@ -106,7 +125,10 @@ import Testing
         let header = StreamHeader(from: "user1@load.test", to: "load.test", id: nil, version: "1.0", language: "en")
         var bytes: [UInt8] = []
         header.serialize(into: &bytes)
-        #expect(String(decoding: bytes, as: UTF8.self) == "<?xml version='1.0'?><stream:stream from='user1@load.test' to='load.test' version='1.0' xml:lang='en' xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>")
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == "<?xml version='1.0'?><stream:stream from='user1@load.test' to='load.test' version='1.0' xml:lang='en' xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>"
+        )
         var framer = XMLStreamFramer()
         framer.append(bytes)
         guard case .streamOpen(let opening) = try framer.next() else {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import XMPPCore
 
 private let header = "<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' version='1.0'>"
@@ -22,8 +23,9 @@ private func attributes(_ count: Int) -> String {
 
 /// What a hostile server's input costs a session is bounded by `XMLLimits`, with typed errors.
 @Suite struct XMLLimitsTests {
-    static let limits = XMLLimits(maxElementBytes: 4096, maxBufferedBytes: 8192, maxDepth: 8,
-                                  maxAttributesPerElement: 10, maxHeaderNamespaces: 4)
+    static let limits = XMLLimits(
+        maxElementBytes: 4096, maxBufferedBytes: 8192, maxDepth: 8,
+        maxAttributesPerElement: 10, maxHeaderNamespaces: 4)
 
     @Test(arguments: [
         // (input after the header, expected outcome)
@@ -77,9 +79,11 @@ private func attributes(_ count: Int) -> String {
     /// The wrapper carries only the declarations an element uses; prefixes still resolve, in any order.
     @Test func elementsResolveOnlyTheDeclarationsTheyUse() throws {
         let parser = StanzaParser()
-        let header = try parser.parseHeader(Array("""
-            <stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' xmlns:db='jabber:server:dialback'>
-            """.utf8))
+        let header = try parser.parseHeader(
+            Array(
+                """
+                <stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' xmlns:db='jabber:server:dialback'>
+                """.utf8))
         let plain = try parser.parseElement(Array("<message to='a@b'><body>hi</body></message>".utf8), in: header)
         #expect(plain.namespace == XMPPNamespace.client)
         let features = try parser.parseElement(Array("<stream:features/>".utf8), in: header)

@@ -2,6 +2,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import SessionCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,9 +13,13 @@ extension ConnectionFailure {
     init(_ error: any Error) {
         switch error {
         case let error as NIOConnectionError:
-            if let first = error.connectionErrors.first { self.init(first.error) }
-            else if let dns = error.dnsAError ?? error.dnsAAAAError { self.init(dns) }
-            else { self = .connectFailed }
+            if let first = error.connectionErrors.first {
+                self.init(first.error)
+            } else if let dns = error.dnsAError ?? error.dnsAAAAError {
+                self.init(dns)
+            } else {
+                self = .connectFailed
+            }
         case let error as ChannelError:
             switch error {
             case .connectTimeout: self = .timeout
@@ -25,7 +30,7 @@ extension ConnectionFailure {
             self.init(errno: error.errnoCode)
         case is NIOSSLError, is BoringSSLError:
             self = .tls
-        case let SessionError.connection(failure):
+        case SessionError.connection(let failure):
             self = failure
         default:
             self = .other

@@ -1,9 +1,10 @@
+import NIOSSL
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIOSSL
 
 /// The one TLS client context of a run, shared by every session (NIOSSLContext is thread-safe and
 /// expensive to build: build it once).

@@ -73,16 +73,19 @@ public struct DNSMessage: Sendable, Equatable {
             for _ in 0..<count {
                 let name = try reader.name()
                 let type = try reader.uint16()
-                try reader.skip(6) // class, TTL
+                try reader.skip(6)  // class, TTL
                 let length = Int(try reader.uint16())
                 let end = reader.offset + length
                 guard end <= bytes.count else { throw DNSMessageError.malformed("record data past the end") }
                 if section != 1 {
                     switch RecordType(rawValue: type) {
                     case .srv:
-                        let priority = try reader.uint16(), weight = try reader.uint16(), port = try reader.uint16()
+                        let priority = try reader.uint16()
+                        let weight = try reader.uint16()
+                        let port = try reader.uint16()
                         let target = try reader.name()
-                        records.append(.srv(name: name, SRVRecord(priority: priority, weight: weight, port: port, target: target.isEmpty ? "." : target)))
+                        records.append(
+                            .srv(name: name, SRVRecord(priority: priority, weight: weight, port: port, target: target.isEmpty ? "." : target)))
                     case .a:
                         guard length == 4 else { throw DNSMessageError.malformed("A record of \(length) bytes") }
                         records.append(.address(name: name, bytes[reader.offset..<end].map(String.init).joined(separator: ".")))
@@ -102,12 +105,17 @@ public struct DNSMessage: Sendable, Equatable {
     /// RFC 5952 text: lowercase hex, the longest run (2 or more) of zero groups as "::".
     static func ipv6Text(_ bytes: [UInt8]) -> String {
         let groups = stride(from: 0, to: 16, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
-        var bestStart = -1, bestLength = 0, index = 0
+        var bestStart = -1
+        var bestLength = 0
+        var index = 0
         while index < 8 {
             if groups[index] == 0 {
                 var end = index
                 while end < 8 && groups[end] == 0 { end += 1 }
-                if end - index > bestLength { bestStart = index; bestLength = end - index }
+                if end - index > bestLength {
+                    bestStart = index
+                    bestLength = end - index
+                }
                 index = end
             } else {
                 index += 1

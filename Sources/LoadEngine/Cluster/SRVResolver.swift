@@ -30,14 +30,16 @@ public struct SRVResolver: Sendable {
             text = dns
         } else {
             guard let conf = try? String(contentsOfFile: "/etc/resolv.conf", encoding: .utf8),
-                  let line = conf.split(separator: "\n").first(where: { $0.split(whereSeparator: \.isWhitespace).first == "nameserver" }),
-                  let address = line.split(whereSeparator: \.isWhitespace).dropFirst().first else {
+                let line = conf.split(separator: "\n").first(where: { $0.split(whereSeparator: \.isWhitespace).first == "nameserver" }),
+                let address = line.split(whereSeparator: \.isWhitespace).dropFirst().first
+            else {
                 throw SRVResolverError(.noResolver("no nameserver in /etc/resolv.conf; give --dns HOST:PORT"))
             }
             text = address.contains(":") ? "[\(address)]:53" : "\(address):53"
         }
         guard case .success(let endpoint) = WeightedEndpoint.parse(text),
-              let address = try? SocketAddress(ipAddress: endpoint.host, port: endpoint.port) else {
+            let address = try? SocketAddress(ipAddress: endpoint.host, port: endpoint.port)
+        else {
             throw SRVResolverError(.noResolver("--dns must be IP:PORT (IPv6 in brackets), got '\(text)'"))
         }
         self.init(server: address, timeout: timeout)
@@ -61,8 +63,10 @@ public struct SRVResolver: Sendable {
         var endpoints: [WeightedEndpoint] = []
         for target in targets.sorted(by: { $0.priority < $1.priority }) {
             for address in try await addresses(of: target.target, known: answer.records) {
-                endpoints.append(WeightedEndpoint(host: address, port: Int(target.port), weight: Int(target.weight),
-                                                  priority: Int(target.priority)))
+                endpoints.append(
+                    WeightedEndpoint(
+                        host: address, port: Int(target.port), weight: Int(target.weight),
+                        priority: Int(target.priority)))
             }
         }
         guard !endpoints.isEmpty else { throw SRVResolverError(.noAddress(targets.map(\.target).joined(separator: ", "))) }

@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// Reads the generator process's own resource use (measurement rule 7): CPU time, resident memory and
 /// open file descriptors. Linux: getrusage(2) and /proc/self. Cheap enough to call every interval.

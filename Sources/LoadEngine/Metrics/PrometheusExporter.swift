@@ -37,7 +37,9 @@ final class PrometheusExporter: RunOutput {
         for (window, snapshot) in [("interval", interval), ("run", cumulative)] {
             for (metric, histogram) in snapshot.latency {
                 for quantile in Self.quantiles {
-                    let seconds = quantile.percentile == 100 ? Double(histogram.maxMicroseconds) / 1e6
+                    let seconds =
+                        quantile.percentile == 100
+                        ? Double(histogram.maxMicroseconds) / 1e6
                         : Double(histogram.microseconds(atPercentile: quantile.percentile)) / 1e6
                     registry.gauge(.latencySeconds, metric, quantile.label, window).set(to: seconds)
                 }

@@ -29,8 +29,10 @@ enum PrometheusMetric: Hashable, Sendable {
     /// The whole exposition, in a stable order.
     static var allCases: [PrometheusMetric] {
         LoadResults.Counter.allCases.map(PrometheusMetric.counter) + [.errors] + SessionGauge.allCases.map(PrometheusMetric.sessions)
-            + [.latencySeconds, .latencyCount, .generatorCPUPercent, .generatorRSSBytes, .generatorOpenFileDescriptors,
-               .generatorLoopLagP99Seconds, .generatorSaturated]
+            + [
+                .latencySeconds, .latencyCount, .generatorCPUPercent, .generatorRSSBytes, .generatorOpenFileDescriptors,
+                .generatorLoopLagP99Seconds, .generatorSaturated,
+            ]
     }
 
     /// Name parts: base name and unit suffix ("" for none).

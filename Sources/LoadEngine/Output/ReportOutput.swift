@@ -19,8 +19,9 @@ public final class ReportOutput: RunOutput, @unchecked Sendable {
     }
 
     public func runEnded(_ end: RunEnd) throws {
-        let results = MergedResults(directory: end.directory.path, manifest: end.manifest, summary: end.summary,
-                                    timeline: lock.withLock { timeline })
+        let results = MergedResults(
+            directory: end.directory.path, manifest: end.manifest, summary: end.summary,
+            timeline: lock.withLock { timeline })
         try end.directory.writeReport(HTMLReport.render(results))
     }
 }

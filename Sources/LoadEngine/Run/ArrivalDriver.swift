@@ -35,8 +35,10 @@ final class ArrivalDriver {
     /// Called (on this loop) when this loop has no more arrivals and no live sessions.
     var onIdle: (() -> Void)?
 
-    init(context: LoopContext, schedule: ArrivalSchedule, loopCount: Int,
-         sessionCap: Int, liveSessions: LiveSessionCounter, serials: ManagedAtomic<Int>) {
+    init(
+        context: LoopContext, schedule: ArrivalSchedule, loopCount: Int,
+        sessionCap: Int, liveSessions: LiveSessionCounter, serials: ManagedAtomic<Int>
+    ) {
         self.context = context
         self.schedule = schedule
         self.loopCount = loopCount
@@ -98,7 +100,7 @@ final class ArrivalDriver {
             }
             begin(arrivalIndex: index, phase: arrival.phase, intended: intended)
             started += 1
-            if started >= 256 { break } // let the loop breathe; the rest is picked up right away
+            if started >= 256 { break }  // let the loop breathe; the rest is picked up right away
         }
         armTimer()
     }
@@ -112,7 +114,8 @@ final class ArrivalDriver {
         let environment = context.environment
         let accounts = environment.configuration.accounts
         if liveSessions.current >= sessionCap
-            || schedule.isAtCapacity(phase: phase, live: liveSessions.current, segment: segment) {
+            || schedule.isAtCapacity(phase: phase, live: liveSessions.current, segment: segment)
+        {
             context.recorder.increment(.droppedArrivals)
             context.recorder.recordError(kind: ArrivalDrop.capacity.kind)
             return
@@ -131,17 +134,21 @@ final class ArrivalDriver {
         let serial = serials.loadThenWrappingIncrement(ordering: .relaxed)
         let number = configuration.accounts.lowerBound + slot
         let username = "\(configuration.accountPrefix)\(number)"
-        let identity = SessionIdentity(serial: serial, slot: slot, accountNumber: number, username: username,
-                                       bareJID: "\(username)@\(configuration.domain)")
+        let identity = SessionIdentity(
+            serial: serial, slot: slot, accountNumber: number, username: username,
+            bareJID: "\(username)@\(configuration.domain)")
         var rng = SeededGenerator(seed: environment.seed, stream: UInt64(userIndex))
         let script = environment.pickScript(using: &rng)
-        var machine = SessionMachine(identity: identity, script: script, settings: environment.settings,
-                                     host: context, generator: rng, intendedStart: environment.instant(intended))
+        var machine = SessionMachine(
+            identity: identity, script: script, settings: environment.settings,
+            host: context, generator: rng, intendedStart: environment.instant(intended))
         // The run's first session asks the server about itself, for the manifest (issue 14).
         machine.probesServer = serial == 0
         liveSessions.increment()
-        context.start(VirtualUser(machine: machine, loop: context, userIndex: userIndex, phase: phase,
-                                  endpoint: environment.endpoint(forArrival: userIndex)))
+        context.start(
+            VirtualUser(
+                machine: machine, loop: context, userIndex: userIndex, phase: phase,
+                endpoint: environment.endpoint(forArrival: userIndex)))
     }
 
     private func sessionEnded(_ session: VirtualUser, failed: Bool) {

@@ -69,11 +69,14 @@ public final class LoadRun: Sendable {
         }
     }
 
-    private func run(group: MultiThreadedEventLoopGroup, fdLimit: Int, server: SocketAddress, tls: TLSSetup,
-                     outputs callerOutputs: [any RunOutput]) async throws -> RunSummary {
+    private func run(
+        group: MultiThreadedEventLoopGroup, fdLimit: Int, server: SocketAddress, tls: TLSSetup,
+        outputs callerOutputs: [any RunOutput]
+    ) async throws -> RunSummary {
         let clockOrigin = NIODeadline.now()
-        let environment = RunEnvironment(configuration: configuration, runID: runID, server: server, tls: tls,
-                                         definition: definition, seed: plan.seed, clockOrigin: clockOrigin)
+        let environment = RunEnvironment(
+            configuration: configuration, runID: runID, server: server, tls: tls,
+            definition: definition, seed: plan.seed, clockOrigin: clockOrigin)
         let directory = ResultsDirectory(path: configuration.outputDirectory)
         try directory.create()
         let startedAt = Date()
@@ -83,8 +86,9 @@ public final class LoadRun: Sendable {
 
         let liveSessions = LiveSessionCounter()
         // Keep ~100 descriptors for the process itself (files, resolver, metrics endpoint).
-        let loops = try await RunLoops.make(group: group, environment: environment, schedule: ArrivalSchedule(plan: plan),
-                                            sessionCap: max(1, fdLimit - 100), liveSessions: liveSessions)
+        let loops = try await RunLoops.make(
+            group: group, environment: environment, schedule: ArrivalSchedule(plan: plan),
+            sessionCap: max(1, fdLimit - 100), liveSessions: liveSessions)
         let runStart = NIODeadline.now() + .milliseconds(50)
         loops.start(runStart: runStart)
 
@@ -98,15 +102,18 @@ public final class LoadRun: Sendable {
             for output in outputs { output.progress(event) }
         }
 
-        var collector = IntervalCollector(contexts: loops.contexts, loops: loops.loops, clockOrigin: clockOrigin,
-                                          cpuAtStart: ProcessProbe.cpuSeconds())
-        var sequence = RunStopSequence(loadEnd: plan.stopAfter, messageGrace: configuration.messageGrace,
-                                       gracefulStop: plan.gracefulStop)
+        var collector = IntervalCollector(
+            contexts: loops.contexts, loops: loops.loops, clockOrigin: clockOrigin,
+            cpuAtStart: ProcessProbe.cpuSeconds())
+        var sequence = RunStopSequence(
+            loadEnd: plan.stopAfter, messageGrace: configuration.messageGrace,
+            gracefulStop: plan.gracefulStop)
         var nextSnapshot = runStart + TimeAmount(configuration.interval)
         while !sequence.isDone {
             try await Task.sleep(for: Self.pollPeriod)
             let now = NIODeadline.now()
-            let inFlight = sequence.needsMessagesInFlight
+            let inFlight =
+                sequence.needsMessagesInFlight
                 ? try await loops.messagesInFlight(settled: collector.ledger.outstanding) : 0
             let observation = RunStopSequence.Observation(
                 now: .nanoseconds((now - runStart).nanoseconds), stopRequests: stopRequests.load(ordering: .relaxed),
@@ -128,9 +135,10 @@ public final class LoadRun: Sendable {
 
             if now >= nextSnapshot || sequence.isDone {
                 let snapshot = try await collector.collect(runStart: runStart, peakLive: liveSessions.peak)
-                let interval = IntervalEnd(snapshot: snapshot, cumulative: collector.cumulative,
-                                           elapsed: .nanoseconds(Int64(snapshot.end * 1e9)),
-                                           planned: plan.stopAfter, live: liveSessions.current)
+                let interval = IntervalEnd(
+                    snapshot: snapshot, cumulative: collector.cumulative,
+                    elapsed: .nanoseconds(Int64(snapshot.end * 1e9)),
+                    planned: plan.stopAfter, live: liveSessions.current)
                 for output in outputs {
                     if let reason = try output.intervalEnded(interval) { requestStop(reason: reason) }
                 }
@@ -146,10 +154,11 @@ public final class LoadRun: Sendable {
         manifest.serverFacts = await loops.serverFacts()
         manifest.stopReason = sequence.reason.rawValue
         try directory.writeManifest(manifest)
-        let summary = RunSummary(runID: runID, profile: manifest.profiles.map(\.name).joined(separator: "+"),
-                                 startedAt: startedAt, endedAt: endedAt, stopReason: sequence.reason.rawValue,
-                                 total: collector.cumulative, healths: collector.healths,
-                                 peakConcurrent: collector.peakConcurrent, ledger: ledger)
+        let summary = RunSummary(
+            runID: runID, profile: manifest.profiles.map(\.name).joined(separator: "+"),
+            startedAt: startedAt, endedAt: endedAt, stopReason: sequence.reason.rawValue,
+            total: collector.cumulative, healths: collector.healths,
+            peakConcurrent: collector.peakConcurrent, ledger: ledger)
         try directory.writeSummary(summary)
         manifest.appliedLoad = AppliedLoad(summary)
         try directory.writeManifest(manifest)
@@ -159,17 +168,19 @@ public final class LoadRun: Sendable {
     }
 
     private func makeManifest(startedAt: Date) -> RunManifest {
-        var manifest = RunManifest(runID: runID,
-                    profiles: definition.profiles.map {
-                        RunManifest.ProfileReference(name: $0.profile.name, path: $0.path,
-                                                     sha256: Digest.sha256Hex($0.bytes), weight: $0.weight,
-                                                     text: String(decoding: $0.bytes, as: UTF8.self))
-                    },
-                    server: "\(configuration.host):\(configuration.port)", domain: configuration.domain,
-                    accounts: "\(configuration.accountPrefix)\(configuration.accounts.lowerBound)-\(configuration.accounts.upperBound)",
-                    tls: configuration.tls?.rawValue ?? "profile", loadModel: plan.summary, seed: plan.seed,
-                    segment: configuration.segment.description, commandLine: configuration.commandLine, startedAt: startedAt,
-                    intervalSeconds: configuration.interval.seconds)
+        var manifest = RunManifest(
+            runID: runID,
+            profiles: definition.profiles.map {
+                RunManifest.ProfileReference(
+                    name: $0.profile.name, path: $0.path,
+                    sha256: Digest.sha256Hex($0.bytes), weight: $0.weight,
+                    text: String(decoding: $0.bytes, as: UTF8.self))
+            },
+            server: "\(configuration.host):\(configuration.port)", domain: configuration.domain,
+            accounts: "\(configuration.accountPrefix)\(configuration.accounts.lowerBound)-\(configuration.accounts.upperBound)",
+            tls: configuration.tls?.rawValue ?? "profile", loadModel: plan.summary, seed: plan.seed,
+            segment: configuration.segment.description, commandLine: configuration.commandLine, startedAt: startedAt,
+            intervalSeconds: configuration.interval.seconds)
         manifest.label = configuration.label
         manifest.tags = configuration.tags
         manifest.settings = configuration.recordedSettings

@@ -56,8 +56,9 @@ final class LoopContext: SessionHost, ByteCountSink {
 
     /// The loop's now on the run's session clock.
     func now() -> SessionInstant {
-        SessionInstant(nanoseconds: Int64(clamping: eventLoop.now.uptimeNanoseconds)
-                       &- Int64(clamping: environment.clockOrigin.uptimeNanoseconds))
+        SessionInstant(
+            nanoseconds: Int64(clamping: eventLoop.now.uptimeNanoseconds)
+                &- Int64(clamping: environment.clockOrigin.uptimeNanoseconds))
     }
 
     /// The loop deadline of a session instant.
@@ -85,8 +86,9 @@ final class LoopContext: SessionHost, ByteCountSink {
     /// Drops one online session of this loop every `interval` (`--churn`); picks are seeded per loop.
     func startChurn(every interval: TimeAmount) {
         churnGenerator = SeededGenerator(seed: environment.seed, stream: UInt64(0xC4_0000 + loopIndex))
-        churnTask = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [unowned self] _ in
-            self.churnOne()
+        let bound = NIOLoopBound(self, eventLoop: eventLoop)
+        churnTask = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            bound.value.churnOne()
         }
     }
 

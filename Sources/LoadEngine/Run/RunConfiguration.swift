@@ -65,12 +65,14 @@ public struct RunConfiguration: Sendable {
     public var label: String?
     public var tags: [String: String] = [:]
 
-    public init(host: String, port: Int, domain: String, accounts: ClosedRange<Int>, accountPrefix: String = "user",
-                password: String, tls: TLSMode? = nil, insecure: Bool = false,
-                mechanism: SASLMechanism? = nil, outputDirectory: String, interval: Duration = .seconds(5),
-                maxArrivalLateness: Duration = .seconds(1), connectTimeout: Duration = .seconds(10),
-                metricsPort: Int? = nil, metricsHost: String = "127.0.0.1", messageGrace: Duration = .seconds(5),
-                eventLoops: Int = System.coreCount, interactive: Bool = false, commandLine: [String] = []) {
+    public init(
+        host: String, port: Int, domain: String, accounts: ClosedRange<Int>, accountPrefix: String = "user",
+        password: String, tls: TLSMode? = nil, insecure: Bool = false,
+        mechanism: SASLMechanism? = nil, outputDirectory: String, interval: Duration = .seconds(5),
+        maxArrivalLateness: Duration = .seconds(1), connectTimeout: Duration = .seconds(10),
+        metricsPort: Int? = nil, metricsHost: String = "127.0.0.1", messageGrace: Duration = .seconds(5),
+        eventLoops: Int = System.coreCount, interactive: Bool = false, commandLine: [String] = []
+    ) {
         self.host = host
         self.port = port
         self.domain = domain

@@ -33,8 +33,10 @@ final class RunEnvironment: Sendable {
     /// The run's seed: each session's generator derives from (seed, user index).
     let seed: UInt64
 
-    init(configuration: RunConfiguration, runID: String, server: SocketAddress, tls: TLSSetup?,
-         definition: RunDefinition, seed: UInt64, clockOrigin: NIODeadline) {
+    init(
+        configuration: RunConfiguration, runID: String, server: SocketAddress, tls: TLSSetup?,
+        definition: RunDefinition, seed: UInt64, clockOrigin: NIODeadline
+    ) {
         self.seed = seed
         self.configuration = configuration
         self.runID = runID
@@ -51,8 +53,9 @@ final class RunEnvironment: Sendable {
         self.directory = OnlineDirectory(capacity: configuration.accounts.count)
         var registry = MetricRegistry()
         let metrics = FixedMetrics(registry: &registry)
-        let overrides = SessionScript.Overrides(tls: configuration.tls, mechanism: configuration.mechanism,
-                                                reconnectAttempts: configuration.reconnectAttempts)
+        let overrides = SessionScript.Overrides(
+            tls: configuration.tls, mechanism: configuration.mechanism,
+            reconnectAttempts: configuration.reconnectAttempts)
         var scripts: [SessionScript] = []
         var cumulative: [Double] = []
         var total = 0.0
@@ -65,9 +68,10 @@ final class RunEnvironment: Sendable {
         self.cumulativeWeights = cumulative
         self.registry = registry
         self.clockOrigin = clockOrigin
-        settings = SessionSettings(domain: configuration.domain, accountPrefix: configuration.accountPrefix,
-                                   accounts: configuration.accounts, password: configuration.password,
-                                   runID: runID, tlsAvailable: tls != nil, metrics: metrics)
+        settings = SessionSettings(
+            domain: configuration.domain, accountPrefix: configuration.accountPrefix,
+            accounts: configuration.accounts, password: configuration.password,
+            runID: runID, tlsAvailable: tls != nil, metrics: metrics)
     }
 
     /// Nanoseconds since the run's clock origin.

@@ -17,8 +17,10 @@ struct RunLoops {
     private let idleLoops: ManagedAtomic<Int>
 
     /// Builds a context and an arrival driver on each loop; nothing starts yet.
-    static func make(group: any EventLoopGroup, environment: RunEnvironment, schedule: ArrivalSchedule,
-                     sessionCap: Int, liveSessions: LiveSessionCounter) async throws -> RunLoops {
+    static func make(
+        group: any EventLoopGroup, environment: RunEnvironment, schedule: ArrivalSchedule,
+        sessionCap: Int, liveSessions: LiveSessionCounter
+    ) async throws -> RunLoops {
         let loops = group.makeIterator().map { $0 }
         let serials = ManagedAtomic<Int>(0)
         let idleLoops = ManagedAtomic<Int>(0)
@@ -27,8 +29,9 @@ struct RunLoops {
         for (index, loop) in loops.enumerated() {
             let pair = try await loop.submit {
                 let context = LoopContext(eventLoop: loop, environment: environment, loopIndex: index)
-                let driver = ArrivalDriver(context: context, schedule: schedule, loopCount: loops.count,
-                                           sessionCap: sessionCap, liveSessions: liveSessions, serials: serials)
+                let driver = ArrivalDriver(
+                    context: context, schedule: schedule, loopCount: loops.count,
+                    sessionCap: sessionCap, liveSessions: liveSessions, serials: serials)
                 driver.onIdle = { idleLoops.wrappingIncrement(ordering: .relaxed) }
                 return (NIOLoopBound(context, eventLoop: loop), NIOLoopBound(driver, eventLoop: loop))
             }.get()
@@ -42,7 +45,8 @@ struct RunLoops {
     /// because this task waited for a thread between two loops. Arrival offsets count from `runStart`.
     func start(runStart: NIODeadline) {
         for (index, loop) in loops.enumerated() {
-            let driver = drivers[index], context = contexts[index]
+            let driver = drivers[index]
+            let context = contexts[index]
             loop.execute {
                 LoopLagProbe.start(on: loop, context: context.value)
                 driver.value.start(runStart: runStart)

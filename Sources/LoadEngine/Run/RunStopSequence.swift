@@ -60,8 +60,10 @@ public struct RunStopSequence: Sendable, Equatable {
         /// Sessions alive on all loops.
         public var liveSessions: Int
 
-        public init(now: Duration, stopRequests: Int = 0, requestedReason: StopReason = .interrupted,
-                    everyLoopIdle: Bool = false, messagesInFlight: Int64 = 0, liveSessions: Int = 0) {
+        public init(
+            now: Duration, stopRequests: Int = 0, requestedReason: StopReason = .interrupted,
+            everyLoopIdle: Bool = false, messagesInFlight: Int64 = 0, liveSessions: Int = 0
+        ) {
             self.now = now
             self.stopRequests = stopRequests
             self.requestedReason = requestedReason

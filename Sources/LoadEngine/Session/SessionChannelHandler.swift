@@ -1,7 +1,7 @@
+import LoadResults
 import NIOCore
 import NIOSSL
 import NIOTLS
-import LoadResults
 import SessionCore
 import XMPPCore
 
@@ -78,8 +78,10 @@ final class SessionChannelHandler: ChannelInboundHandler {
             if let captured = byteCounter.capture {
                 byteCounter.capture = nil
                 let version = try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self).tlsVersion
-                user.loop.learned(ServerFacts(tlsVersion: version.flatMap { $0 }.map(TLSServerHello.name),
-                                              tlsCipher: TLSServerHello.cipherSuite(in: captured)))
+                user.loop.learned(
+                    ServerFacts(
+                        tlsVersion: version.flatMap { $0 }.map(TLSServerHello.name),
+                        tlsCipher: TLSServerHello.cipherSuite(in: captured)))
             }
             user.connection(self, sent: .tlsEstablished)
             return
@@ -115,7 +117,8 @@ final class SessionChannelHandler: ChannelInboundHandler {
     func write(_ output: XMPPStreamOutput) {
         guard let context else { return }
         if !context.channel.isWritable, let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
-           buffered > user.loop.environment.configuration.maxBufferedWriteBytes {
+            buffered > user.loop.environment.configuration.maxBufferedWriteBytes
+        {
             user.connection(self, sent: .abort(.writeStalled))
             return
         }

@@ -128,8 +128,9 @@ final class VirtualUser {
                 }
             case .armTimeout(let instant):
                 timeoutGeneration &+= 1
-                loop.timeouts.arm(SessionTimeouts.Token(serial: serial, generation: timeoutGeneration),
-                                  at: loop.deadline(instant))
+                loop.timeouts.arm(
+                    SessionTimeouts.Token(serial: serial, generation: timeoutGeneration),
+                    at: loop.deadline(instant))
             case .armWake(let instant):
                 wakeTask?.cancel()
                 let bound = NIOLoopBound(self, eventLoop: loop.eventLoop)

@@ -25,7 +25,8 @@ public struct SourceAddressPool: Sendable, Equatable, CustomStringConvertible {
                 continue
             }
             if let dash = item.firstIndex(of: "-") {
-                let firstText = String(item[..<dash]), lastText = String(item[item.index(after: dash)...])
+                let firstText = String(item[..<dash])
+                let lastText = String(item[item.index(after: dash)...])
                 guard let first = IPv4(firstText), let last = IPv4(lastText) else {
                     problems.append("--source: '\(item)' is not a range of IPv4 addresses FIRST-LAST")
                     continue
@@ -45,7 +46,11 @@ public struct SourceAddressPool: Sendable, Equatable, CustomStringConvertible {
                 }
             } else if let address = IPv4(item) {
                 families.insert(4)
-                if seen.insert(address.description).inserted { addresses.append(address.description) } else { problems.append("--source: \(item) appears twice") }
+                if seen.insert(address.description).inserted {
+                    addresses.append(address.description)
+                } else {
+                    problems.append("--source: \(item) appears twice")
+                }
             } else if Self.isIPv6(item) {
                 families.insert(6)
                 if seen.insert(item).inserted { addresses.append(item) } else { problems.append("--source: \(item) appears twice") }
@@ -64,7 +69,9 @@ public struct SourceAddressPool: Sendable, Equatable, CustomStringConvertible {
         addresses[Int(UInt(bitPattern: index) % UInt(addresses.count))]
     }
 
-    public var description: String { addresses.count <= 4 ? addresses.joined(separator: ",") : "\(addresses[0])…\(addresses[addresses.count - 1]) (\(addresses.count) addresses)" }
+    public var description: String {
+        addresses.count <= 4 ? addresses.joined(separator: ",") : "\(addresses[0])…\(addresses[addresses.count - 1]) (\(addresses.count) addresses)"
+    }
 
     /// A dotted-quad IPv4 address as a 32-bit value.
     struct IPv4: CustomStringConvertible {
@@ -76,7 +83,8 @@ public struct SourceAddressPool: Sendable, Equatable, CustomStringConvertible {
             var value: UInt32 = 0
             for part in parts {
                 guard !part.isEmpty, part.count <= 3, part.allSatisfy(\.isASCII), let octet = UInt32(part), octet <= 255,
-                      part.count == 1 || part.first != "0" else { return nil }
+                    part.count == 1 || part.first != "0"
+                else { return nil }
                 value = value << 8 | octet
             }
             self.value = value

@@ -45,7 +45,8 @@ public struct WeightedEndpoint: Sendable, Hashable, CustomStringConvertible {
             weight = value
         }
         guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
-              (1...65535).contains(port) else {
+            (1...65535).contains(port)
+        else {
             return .failure(EndpointSyntaxError("'\(text)' is not HOST:PORT[,weight=W] with a port 1-65535"))
         }
         var host = String(address[..<colon])

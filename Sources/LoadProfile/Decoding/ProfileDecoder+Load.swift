@@ -43,17 +43,22 @@ extension ProfileDecoder {
             if case .mapping(let range) = users {
                 checkKeys(range, allowed: ["from", "to"], "users")
                 guard let from = range["from"].flatMap({ int($0, "users.from", minimum: 0, maximum: Self.maximumUsers) }),
-                      let to = range["to"].flatMap({ int($0, "users.to", minimum: 1, maximum: Self.maximumUsers) }) else {
+                    let to = range["to"].flatMap({ int($0, "users.to", minimum: 1, maximum: Self.maximumUsers) })
+                else {
                     if range["from"] == nil || range["to"] == nil { problem(users, "users needs from and to") }
                     return nil
                 }
-                if to < from { problem(users, "users ramp goes down (\(from) → \(to))", hint: "closed users can only ramp up; end the phase instead") }
+                if to < from {
+                    problem(users, "users ramp goes down (\(from) → \(to))", hint: "closed users can only ramp up; end the phase instead")
+                }
                 if duration == nil { problem(node, "a ramping-users phase needs 'duration'") }
                 if map["ramp"] != nil { problem(map["ramp"], "'ramp' is for a fixed number of users; a from/to phase ramps over its duration") }
                 model = .rampingUsers(from: from, to: to)
             } else if let count = int(users, "users", maximum: Self.maximumUsers) {
                 let ramp = map["ramp"].flatMap { self.duration($0, "ramp", allowZero: true) } ?? .zero
-                if let duration, ramp > duration { problem(map["ramp"], "ramp is longer than the phase", hint: "make duration at least \(DurationText.format(ramp))") }
+                if let duration, ramp > duration {
+                    problem(map["ramp"], "ramp is longer than the phase", hint: "make duration at least \(DurationText.format(ramp))")
+                }
                 model = .closed(users: count, ramp: ramp)
             }
         case (nil, .some(let rate)):
@@ -73,8 +78,9 @@ extension ProfileDecoder {
         }
         guard let model else { return nil }
         if let duration, model.isOpen, ArrivalSchedule.arrivalCount(LoadPhase(name: name, model: model, duration: duration)) == 0 {
-            problem(node, "this phase starts no session: \(LoadPhase(name: name, model: model, duration: duration).loadText) is less than one arrival",
-                    hint: "raise the rate or lengthen the phase")
+            problem(
+                node, "this phase starts no session: \(LoadPhase(name: name, model: model, duration: duration).loadText) is less than one arrival",
+                hint: "raise the rate or lengthen the phase")
         }
         if case .closed(_, let ramp) = model, duration == nil {
             return LoadPhase(name: name, model: model, duration: ramp, maxSessions: maxSessions, open: true)
@@ -87,7 +93,10 @@ extension ProfileDecoder {
 
     mutating func decodeMix(_ node: Node, depth: Int) -> [WeightedProfile]? {
         guard let list = sequence(node, "mix") else { return nil }
-        if depth > 2 { problem(node, "mixes nest too deep", hint: "a mix lists profiles, not other mixes"); return nil }
+        if depth > 2 {
+            problem(node, "mixes nest too deep", hint: "a mix lists profiles, not other mixes")
+            return nil
+        }
         var result: [WeightedProfile] = []
         let directory = URL(fileURLWithPath: file).deletingLastPathComponent()
         for item in list {

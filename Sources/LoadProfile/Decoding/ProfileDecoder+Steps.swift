@@ -47,8 +47,10 @@ extension ProfileDecoder {
             actionKey = scalar.string
             value = nil
             guard Self.actionKeys.contains(actionKey) else {
-                problem(node, "unknown step '\(actionKey)'", hint: Self.closest(to: actionKey, in: Self.actionKeys).map { "did you mean '\($0)'?" }
-                            ?? "steps are: \(Self.actionKeys.joined(separator: ", "))")
+                problem(
+                    node, "unknown step '\(actionKey)'",
+                    hint: Self.closest(to: actionKey, in: Self.actionKeys).map { "did you mean '\($0)'?" }
+                        ?? "steps are: \(Self.actionKeys.joined(separator: ", "))")
                 return nil
             }
             guard StepKind.byKey[actionKey]?.mayBeBare == true else {
@@ -87,8 +89,9 @@ extension ProfileDecoder {
             }
         }
         if flow == .loggedIn && actionKey == "login" {
-            problem(node, "already logged in: a session logs in once",
-                    hint: "remove this login; for a new session each time, end with logout and set `repeat: forever` at the top")
+            problem(
+                node, "already logged in: a session logs in once",
+                hint: "remove this login; for a new session each time, end with logout and set `repeat: forever` at the top")
         }
         guard let (action, defaultName) = decodeAction(actionKey, value, node: node, flow: &flow) else { return nil }
         switch action {
@@ -102,7 +105,9 @@ extension ProfileDecoder {
             if let nameNode = modifiers["name"], let name = string(nameNode, "name") {
                 if name.isEmpty { problem(nameNode, "a step name cannot be empty") } else { step.name = name }
             }
-            if let policy = modifiers["on_error"], let text = oneOf(policy, "on_error", ["stop", "continue"]) { step.onError = ErrorPolicy(rawValue: text)! }
+            if let policy = modifiers["on_error"], let text = oneOf(policy, "on_error", ["stop", "continue"]) {
+                step.onError = ErrorPolicy(rawValue: text)!
+            }
             if let timeout = modifiers["timeout"] { step.timeout = duration(timeout, "timeout") }
         }
         // A wait without its own timeout waits as long as any other step: the step's, else the profile's.
@@ -151,7 +156,10 @@ extension ProfileDecoder {
         guard let value else { return nil }
         if case .mapping(let map) = value {
             checkKeys(map, allowed: ["xml", "expect_result"], "raw")
-            guard let xmlNode = map["xml"] else { problem(value, "raw needs 'xml'"); return nil }
+            guard let xmlNode = map["xml"] else {
+                problem(value, "raw needs 'xml'")
+                return nil
+            }
             guard let xml = template(xmlNode, "raw.xml") else { return nil }
             let expect = map["expect_result"].flatMap { bool($0, "raw.expect_result") } ?? xml.variables.contains("id")
             return (.iq(.raw(xml: xml, expectResult: expect)), "iq.raw")
@@ -161,7 +169,10 @@ extension ProfileDecoder {
     }
 
     mutating func decodeSubscriptionStep(_ key: String, _ value: Node?, node: Node) -> (StepAction, String)? {
-        guard let value, let jid = template(value, key) else { problem(node, "\(key) needs a JID"); return nil }
+        guard let value, let jid = template(value, key) else {
+            problem(node, "\(key) needs a JID")
+            return nil
+        }
         return (.presence(key == "subscribe" ? .subscribe(to: jid) : .unsubscribe(to: jid)), "presence.\(key)")
     }
 
@@ -174,23 +185,33 @@ extension ProfileDecoder {
     }
 
     mutating func decodeMUCJoinStep(_ value: Node?, node: Node) -> (StepAction, String)? {
-        guard let value else { problem(node, "muc_join needs a room"); return nil }
+        guard let value else {
+            problem(node, "muc_join needs a room")
+            return nil
+        }
         if case .mapping(let map) = value {
             checkKeys(map, allowed: ["room", "service", "nick", "history"], "muc_join")
             guard let roomNode = map["room"], let room = template(roomNode, "muc_join.room") else {
                 if map["room"] == nil { problem(value, "muc_join needs 'room'", hint: "e.g. room: \"load-${index/50}\"") }
                 return nil
             }
-            return (.muc(.join(room: room, service: map["service"].flatMap { template($0, "muc_join.service") },
-                               nick: map["nick"].flatMap { template($0, "muc_join.nick") },
-                               history: map["history"].flatMap { int($0, "muc_join.history", minimum: 0) })), "muc.join")
+            return (
+                .muc(
+                    .join(
+                        room: room, service: map["service"].flatMap { template($0, "muc_join.service") },
+                        nick: map["nick"].flatMap { template($0, "muc_join.nick") },
+                        history: map["history"].flatMap { int($0, "muc_join.history", minimum: 0) })), "muc.join"
+            )
         }
         guard let room = template(value, "muc_join room") else { return nil }
         return (.muc(.join(room: room, service: nil, nick: nil, history: nil)), "muc.join")
     }
 
     mutating func decodeMUCSendStep(_ value: Node?, node: Node) -> (StepAction, String)? {
-        guard let value, let map = mapping(value, "muc_send") else { problem(node, "muc_send needs settings"); return nil }
+        guard let value, let map = mapping(value, "muc_send") else {
+            problem(node, "muc_send needs settings")
+            return nil
+        }
         checkKeys(map, allowed: ["body", "body_size", "count", "interval"], "muc_send")
         let body = decodeBody(map, value)
         let count = map["count"].flatMap { int($0, "muc_send.count", maximum: Self.maximumCount) } ?? 1
@@ -199,7 +220,10 @@ extension ProfileDecoder {
     }
 
     mutating func decodeMUCNickStep(_ value: Node?, node: Node) -> (StepAction, String)? {
-        guard let value, let nick = template(value, "muc_nick") else { problem(node, "muc_nick needs a nickname"); return nil }
+        guard let value, let nick = template(value, "muc_nick") else {
+            problem(node, "muc_nick needs a nickname")
+            return nil
+        }
         return (.muc(.changeNick(nick)), "muc.nick")
     }
 
@@ -217,7 +241,10 @@ extension ProfileDecoder {
     }
 
     mutating func decodeThinkStep(_ value: Node?, node: Node) -> (StepAction, String)? {
-        guard let value, let think = decodeThink(value) else { if value == nil { problem(node, "think needs a duration") }; return nil }
+        guard let value, let think = decodeThink(value) else {
+            if value == nil { problem(node, "think needs a duration") }
+            return nil
+        }
         return (.think(think), "think")
     }
 
@@ -232,7 +259,9 @@ extension ProfileDecoder {
         var count: LoopCount?
         let given = ["count", "duration", "forever"].filter { map[$0] != nil }
         if given.count != 1 {
-            problem(value, "repeat needs exactly one of count, duration, forever", hint: given.isEmpty ? "e.g. count: 10" : "found \(given.joined(separator: " and "))")
+            problem(
+                value, "repeat needs exactly one of count, duration, forever",
+                hint: given.isEmpty ? "e.g. count: 10" : "found \(given.joined(separator: " and "))")
         } else if let node = map["count"] {
             count = int(node, "repeat.count", maximum: Self.maximumCount).map { .times($0) }
         } else if let node = map["duration"] {
@@ -240,13 +269,17 @@ extension ProfileDecoder {
         } else if let node = map["forever"], let flag = bool(node, "repeat.forever") {
             if flag { count = .forever } else { problem(node, "repeat.forever: false repeats nothing", hint: "remove the repeat or use count") }
         }
-        guard let stepsNode = map["steps"] else { problem(value, "repeat needs 'steps'"); return nil }
+        guard let stepsNode = map["steps"] else {
+            problem(value, "repeat needs 'steps'")
+            return nil
+        }
         let start = flow
         let body = decodeSteps(stepsNode, flow: &flow)
         if stepsNode.sequence?.isEmpty == true { problem(stepsNode, "repeat has no steps") }
         if case .ended(let ending) = flow, !start.hasEnded, count != .times(1) {
-            problem(node, "the repeated steps end the session ('\(ending)'), so they never run a second time",
-                    hint: "move '\(ending)' after the repeat")
+            problem(
+                node, "the repeated steps end the session ('\(ending)'), so they never run a second time",
+                hint: "move '\(ending)' after the repeat")
         }
         if count == .forever, !flow.hasEnded { flow = .ended(by: "repeat") }
         return count.map { ($0, body) }
@@ -255,7 +288,10 @@ extension ProfileDecoder {
     /// `choose: [{weight, steps}, ...]`: each branch is checked from `flow`; afterwards the session is
     /// where the branches that go on leave it (`SessionFlow.merging`).
     mutating func decodeChoose(_ value: Node?, node: Node, flow: inout SessionFlow) -> [WeightedBranch]? {
-        guard let value, let list = sequence(value, "choose") else { problem(node, "choose needs branches"); return nil }
+        guard let value, let list = sequence(value, "choose") else {
+            problem(node, "choose needs branches")
+            return nil
+        }
         var branches: [WeightedBranch] = []
         var outcomes: [SessionFlow] = []
         for item in list {
@@ -301,7 +337,9 @@ extension ProfileDecoder {
         let show = map["show"].flatMap { oneOf($0, "presence.show", ["away", "chat", "dnd", "xa"]) }
         let status = map["status"].flatMap { template($0, "presence.status") }
         let priority = map["priority"].flatMap { int($0, "presence.priority", minimum: -128, maximum: 127) }
-        let type = map["type"].flatMap { oneOf($0, "presence.type", ["unavailable", "probe", "subscribe", "subscribed", "unsubscribe", "unsubscribed"]) }
+        let type = map["type"].flatMap {
+            oneOf($0, "presence.type", ["unavailable", "probe", "subscribe", "subscribed", "unsubscribe", "unsubscribed"])
+        }
         if let toNode = map["to"] {
             guard let to = template(toNode, "presence.to") else { return nil }
             return .presence(.directed(to: to, type: type, show: show, status: status))
@@ -315,7 +353,9 @@ extension ProfileDecoder {
         guard let value, !Self.isNull(value) else { return (.roster(.get), "roster.get") }
         if case .scalar(let scalar) = value {
             if scalar.string == "get" { return (.roster(.get), "roster.get") }
-            problem(value, "roster must be get, or one of add / rename / remove with settings", hint: "e.g. `roster: {add: {jid: \"user${index}@${domain}\"}}`")
+            problem(
+                value, "roster must be get, or one of add / rename / remove with settings",
+                hint: "e.g. `roster: {add: {jid: \"user${index}@${domain}\"}}`")
             return nil
         }
         guard let map = mapping(value, "roster") else { return nil }
@@ -332,11 +372,17 @@ extension ProfileDecoder {
         case "add", "rename":
             guard let itemMap = mapping(inner, "roster.\(key)") else { return nil }
             checkKeys(itemMap, allowed: key == "add" ? ["jid", "name", "groups"] : ["jid", "name"], "roster.\(key)")
-            guard let jidNode = itemMap["jid"] else { problem(inner, "roster.\(key) needs 'jid'"); return nil }
+            guard let jidNode = itemMap["jid"] else {
+                problem(inner, "roster.\(key) needs 'jid'")
+                return nil
+            }
             guard let jid = template(jidNode, "roster.\(key).jid") else { return nil }
             let name = itemMap["name"].flatMap { template($0, "roster.\(key).name") }
             if key == "rename" {
-                guard let name else { problem(inner, "roster.rename needs 'name'"); return nil }
+                guard let name else {
+                    problem(inner, "roster.rename needs 'name'")
+                    return nil
+                }
                 return (.roster(.rename(jid: jid, name: name)), "roster.rename")
             }
             var groups: [String] = []
@@ -400,8 +446,9 @@ extension ProfileDecoder {
         checkKeys(map, allowed: ["constant", "uniform", "exponential", "max"], "think")
         let kinds = ["constant", "uniform", "exponential"].filter { map[$0] != nil }
         if kinds.count > 1 {
-            problem(node, "think takes one of constant, uniform, exponential; found \(kinds.joined(separator: " and "))",
-                    hint: "write one distribution per think time")
+            problem(
+                node, "think takes one of constant, uniform, exponential; found \(kinds.joined(separator: " and "))",
+                hint: "write one distribution per think time")
             return nil
         }
         if let cap = map["max"], map["exponential"] == nil {
@@ -414,9 +461,11 @@ extension ProfileDecoder {
                 return nil
             }
             guard let low = duration(list[0], "think.uniform low", allowZero: true),
-                  let high = duration(list[1], "think.uniform high", allowZero: true) else { return nil }
+                let high = duration(list[1], "think.uniform high", allowZero: true)
+            else { return nil }
             if low > high {
-                problem(value, "think.uniform range is inverted: \(DurationText.format(low)) > \(DurationText.format(high))", hint: "write [low, high]")
+                problem(
+                    value, "think.uniform range is inverted: \(DurationText.format(low)) > \(DurationText.format(high))", hint: "write [low, high]")
                 return nil
             }
             return .uniform(low, high)

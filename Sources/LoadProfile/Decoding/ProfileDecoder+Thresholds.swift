@@ -18,8 +18,10 @@ extension ProfileDecoder {
                 let quoted = scalar.style == .singleQuoted || scalar.style == .doubleQuoted
                 for syntax in error.problems {
                     let column = start.column + (quoted ? 1 : 0) + syntax.column - 1
-                    problems.append(ProfileProblem(location: SourceLocation(file: file, line: start.line, column: column),
-                                                   message: "threshold '\(scalar.string)': \(syntax.message)", hint: syntax.hint))
+                    problems.append(
+                        ProfileProblem(
+                            location: SourceLocation(file: file, line: start.line, column: column),
+                            message: "threshold '\(scalar.string)': \(syntax.message)", hint: syntax.hint))
                 }
             }
         }

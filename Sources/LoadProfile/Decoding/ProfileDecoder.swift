@@ -18,7 +18,9 @@ struct ProfileDecoder {
     /// Variables the engine provides to every session.
     static let engineVariables = SessionVariable.allCases.map(\.rawValue)
 
-    static let topLevelKeys = ["name", "description", "login", "repeat", "reconnect", "keepalive", "step_timeout", "variables", "steps", "load", "mix", "thresholds"]
+    static let topLevelKeys = [
+        "name", "description", "login", "repeat", "reconnect", "keepalive", "step_timeout", "variables", "steps", "load", "mix", "thresholds",
+    ]
     static let stepModifiers = ["name", "on_error", "timeout"]
     /// Every step key, in the order `check`'s hints list them (from `StepKind.table`).
     static let actionKeys = StepKind.table.map(\.key)
@@ -48,14 +50,16 @@ struct ProfileDecoder {
             switch error {
             case .duplicatedKeysInMapping(let duplicates, let context):
                 let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
-                return ProfileProblem(location: SourceLocation(file: file, line: context.mark.line, column: context.mark.column),
-                                      message: "duplicate key \(keys) in one mapping",
-                                      hint: "each key may appear once; the later value would silently replace the earlier one")
+                return ProfileProblem(
+                    location: SourceLocation(file: file, line: context.mark.line, column: context.mark.column),
+                    message: "duplicate key \(keys) in one mapping",
+                    hint: "each key may appear once; the later value would silently replace the earlier one")
             case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-                 .composer(let context, let problem, let mark, _):
-                return ProfileProblem(location: SourceLocation(file: file, line: mark.line, column: mark.column),
-                                      message: "YAML syntax: \(problem)" + (context.map { " (\($0.text))" } ?? ""),
-                                      hint: "check indentation and quoting around this place")
+                .composer(let context, let problem, let mark, _):
+                return ProfileProblem(
+                    location: SourceLocation(file: file, line: mark.line, column: mark.column),
+                    message: "YAML syntax: \(problem)" + (context.map { " (\($0.text))" } ?? ""),
+                    hint: "check indentation and quoting around this place")
             default:
                 break
             }
@@ -98,8 +102,9 @@ struct ProfileDecoder {
             }
             if !allowed.contains(name) {
                 let suggestion = Self.closest(to: name, in: allowed)
-                problem(key, "unknown key '\(name)' in \(what)",
-                        hint: suggestion.map { "did you mean '\($0)'?" } ?? "allowed: \(allowed.joined(separator: ", "))")
+                problem(
+                    key, "unknown key '\(name)' in \(what)",
+                    hint: suggestion.map { "did you mean '\($0)'?" } ?? "allowed: \(allowed.joined(separator: ", "))")
             }
         }
     }
@@ -129,16 +134,19 @@ struct ProfileDecoder {
         return value
     }
 
-    mutating func number(_ node: Node, _ what: String, minimum: Double = 0, exclusive: Bool = false,
-                         maximum: Double = .greatestFiniteMagnitude) -> Double? {
+    mutating func number(
+        _ node: Node, _ what: String, minimum: Double = 0, exclusive: Bool = false,
+        maximum: Double = .greatestFiniteMagnitude
+    ) -> Double? {
         guard let text = string(node, what) else { return nil }
         guard let value = Double(text), value.isFinite else {
             problem(node, "\(what) must be a number, got '\(text)'")
             return nil
         }
         if value < minimum || (exclusive && value == minimum) {
-            problem(node, "\(what) must be \(exclusive ? "greater than" : "at least") \(Self.format(minimum)), got \(Self.format(value))",
-                    hint: value < 0 ? "negative values make no sense here" : nil)
+            problem(
+                node, "\(what) must be \(exclusive ? "greater than" : "at least") \(Self.format(minimum)), got \(Self.format(value))",
+                hint: value < 0 ? "negative values make no sense here" : nil)
             return nil
         }
         if value > maximum {
@@ -187,8 +195,9 @@ struct ProfileDecoder {
     mutating func oneOf(_ node: Node, _ what: String, _ choices: [String]) -> String? {
         guard let text = string(node, what) else { return nil }
         guard choices.contains(text) else {
-            problem(node, "\(what) must be one of \(choices.joined(separator: ", ")), got '\(text)'",
-                    hint: Self.closest(to: text, in: choices).map { "did you mean '\($0)'?" })
+            problem(
+                node, "\(what) must be one of \(choices.joined(separator: ", ")), got '\(text)'",
+                hint: Self.closest(to: text, in: choices).map { "did you mean '\($0)'?" })
             return nil
         }
         return text
@@ -209,7 +218,8 @@ struct ProfileDecoder {
             return profiles.map { RunDefinition(profiles: $0, plan: plan, thresholds: thresholds, source: file) }
         }
         guard let profile = decodeProfile(root) else { return nil }
-        return RunDefinition(profiles: [WeightedProfile(weight: 1, profile: profile, path: file, bytes: bytes)], plan: plan, thresholds: thresholds, source: file)
+        return RunDefinition(
+            profiles: [WeightedProfile(weight: 1, profile: profile, path: file, bytes: bytes)], plan: plan, thresholds: thresholds, source: file)
     }
 
     mutating func decodeProfile(_ root: Node.Mapping) -> Profile? {
@@ -227,8 +237,9 @@ struct ProfileDecoder {
                 }
                 if let text = string(value, "variable '\(keyText)'") {
                     if text.contains("${") {
-                        problem(value, "variable '\(keyText)' is plain text: '${…}' is not expanded inside a variable",
-                                hint: "write the template where the variable is used instead")
+                        problem(
+                            value, "variable '\(keyText)' is plain text: '${…}' is not expanded inside a variable",
+                            hint: "write the template where the variable is used instead")
                     }
                     variables[keyText] = text
                 }
@@ -261,8 +272,9 @@ struct ProfileDecoder {
             steps.append(Step(name: "logout", action: .logout, location: location(stepsNode)))
         }
         checkVariables(known: Set(Self.engineVariables).union(variables.keys))
-        var profile = Profile(name: name, description: description, login: login, steps: steps, repeatMode: repeatMode,
-                              variables: variables, stepTimeout: stepTimeout, source: file)
+        var profile = Profile(
+            name: name, description: description, login: login, steps: steps, repeatMode: repeatMode,
+            variables: variables, stepTimeout: stepTimeout, source: file)
         profile.reconnect = reconnect
         profile.keepAlive = keepAlive
         return profile
@@ -271,9 +283,11 @@ struct ProfileDecoder {
     mutating func checkVariables(known: Set<String>) {
         for (template, location) in templates {
             for name in template.variables where !known.contains(name) {
-                problems.append(ProfileProblem(location: location, message: "undefined variable '${\(name)}'",
-                                               hint: Self.closest(to: name, in: Array(known)).map { "did you mean '${\($0)}'?" }
-                                                   ?? "define it under `variables:` or use one of: \(Self.engineVariables.joined(separator: ", "))"))
+                problems.append(
+                    ProfileProblem(
+                        location: location, message: "undefined variable '${\(name)}'",
+                        hint: Self.closest(to: name, in: Array(known)).map { "did you mean '${\($0)}'?" }
+                            ?? "define it under `variables:` or use one of: \(Self.engineVariables.joined(separator: ", "))"))
             }
         }
         templates.removeAll()
@@ -286,8 +300,11 @@ struct ProfileDecoder {
         guard let map = mapping(node, "login") else { return (options, false) }
         checkKeys(map, allowed: ["sasl", "tls", "resource", "register"], "login")
         if let value = map["sasl"], let text = string(value, "login.sasl") {
-            if let mechanism = SASLMechanism(name: text) { options.mechanism = mechanism }
-            else { problem(value, "unknown SASL mechanism '\(text)'", hint: "use one of \(SASLMechanism.allCases.map(\.name).joined(separator: ", "))") }
+            if let mechanism = SASLMechanism(name: text) {
+                options.mechanism = mechanism
+            } else {
+                problem(value, "unknown SASL mechanism '\(text)'", hint: "use one of \(SASLMechanism.allCases.map(\.name).joined(separator: ", "))")
+            }
         }
         if let value = map["tls"], let text = oneOf(value, "login.tls", TLSMode.allCases.map(\.rawValue)) { options.tls = TLSMode(rawValue: text) }
         if let value = map["resource"], let resource = template(value, "login.resource") {
@@ -318,7 +335,8 @@ struct ProfileDecoder {
     }
 
     static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var previous = Array(0...b.count)

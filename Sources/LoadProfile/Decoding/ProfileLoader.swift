@@ -6,9 +6,12 @@ import Yams
 public enum ProfileLoader {
     public static func load(path: String) throws(ProfileErrors) -> RunDefinition {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ProfileErrors(problems: [ProfileProblem(location: SourceLocation(file: path, line: 1, column: 1),
-                                                          message: "cannot read the profile file",
-                                                          hint: "check the path; profiles live in profiles/")])
+            throw ProfileErrors(problems: [
+                ProfileProblem(
+                    location: SourceLocation(file: path, line: 1, column: 1),
+                    message: "cannot read the profile file",
+                    hint: "check the path; profiles live in profiles/")
+            ])
         }
         return try load(yaml: String(decoding: data, as: UTF8.self), file: path, bytes: Array(data))
     }
@@ -22,8 +25,11 @@ public enum ProfileLoader {
         let node: Node
         do {
             guard let composed = try Yams.compose(yaml: yaml) else {
-                throw ProfileErrors(problems: [ProfileProblem(location: SourceLocation(file: file, line: 1, column: 1),
-                                                              message: "the profile is empty", hint: "start with `name:` and `steps:`")])
+                throw ProfileErrors(problems: [
+                    ProfileProblem(
+                        location: SourceLocation(file: file, line: 1, column: 1),
+                        message: "the profile is empty", hint: "start with `name:` and `steps:`")
+                ])
             }
             node = composed
         } catch let error as ProfileErrors {
@@ -33,7 +39,10 @@ public enum ProfileLoader {
         }
         let definition = decoder.decodeRunDefinition(node, bytes: bytes, depth: depth)
         if !decoder.problems.isEmpty || definition == nil {
-            throw ProfileErrors(problems: decoder.problems.sorted { ($0.location.file, $0.location.line, $0.location.column) < ($1.location.file, $1.location.line, $1.location.column) })
+            throw ProfileErrors(
+                problems: decoder.problems.sorted {
+                    ($0.location.file, $0.location.line, $0.location.column) < ($1.location.file, $1.location.line, $1.location.column)
+                })
         }
         return definition!
     }

@@ -28,14 +28,20 @@ enum SessionFlow: Equatable {
     static func unreachable(after ending: String) -> (message: String, hint: String) {
         switch ending {
         case "logout":
-            return ("this step never runs: the session ends at 'logout'",
-                    "move it before the logout (with `repeat: forever` at the top, a closed-model user starts a new session after it)")
+            return (
+                "this step never runs: the session ends at 'logout'",
+                "move it before the logout (with `repeat: forever` at the top, a closed-model user starts a new session after it)"
+            )
         case "stay_online":
-            return ("this step never runs: 'stay_online' lasts until the load stops, then the session logs out",
-                    "move it before stay_online")
+            return (
+                "this step never runs: 'stay_online' lasts until the load stops, then the session logs out",
+                "move it before stay_online"
+            )
         default:
-            return ("this step never runs: a repeat with 'forever: true' lasts until the load stops, then the session logs out",
-                    "give the repeat a count or a duration")
+            return (
+                "this step never runs: a repeat with 'forever: true' lasts until the load stops, then the session logs out",
+                "give the repeat a count or a duration"
+            )
         }
     }
 }

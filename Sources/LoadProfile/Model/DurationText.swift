@@ -57,8 +57,14 @@ public enum DurationText {
         var seconds = nanos / 1_000_000_000
         if seconds == 0 { return "0s" }
         var result = ""
-        if seconds >= 3600 { result += "\(seconds / 3600)h"; seconds %= 3600 }
-        if seconds >= 60 { result += "\(seconds / 60)m"; seconds %= 60 }
+        if seconds >= 3600 {
+            result += "\(seconds / 3600)h"
+            seconds %= 3600
+        }
+        if seconds >= 60 {
+            result += "\(seconds / 60)m"
+            seconds %= 60
+        }
         if seconds > 0 { result += "\(seconds)s" }
         return result
     }

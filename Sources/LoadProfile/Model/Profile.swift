@@ -21,9 +21,11 @@ public struct Profile: Sendable, Equatable {
     /// The file it came from.
     public var source: String
 
-    public init(name: String, description: String = "", login: LoginOptions = LoginOptions(), steps: [Step],
-                repeatMode: RepeatMode = .once, variables: [String: String] = [:], stepTimeout: Duration = .seconds(30),
-                source: String = "") {
+    public init(
+        name: String, description: String = "", login: LoginOptions = LoginOptions(), steps: [Step],
+        repeatMode: RepeatMode = .once, variables: [String: String] = [:], stepTimeout: Duration = .seconds(30),
+        source: String = ""
+    ) {
         self.name = name
         self.description = description
         self.login = login
@@ -51,8 +53,10 @@ public struct LoginOptions: Sendable, Equatable {
     /// Register the account with XEP-0077 before logging in.
     public var register: Bool
 
-    public init(mechanism: SASLMechanism? = nil, tls: TLSMode? = nil, resource: Template = Template(literal: "xmppload"),
-                register: Bool = false) {
+    public init(
+        mechanism: SASLMechanism? = nil, tls: TLSMode? = nil, resource: Template = Template(literal: "xmppload"),
+        register: Bool = false
+    ) {
         self.mechanism = mechanism
         self.tls = tls
         self.resource = resource
@@ -61,8 +65,9 @@ public struct LoginOptions: Sendable, Equatable {
 
     /// `self` with unset fields taken from `defaults`.
     public func merged(over defaults: LoginOptions, resourceSet: Bool) -> LoginOptions {
-        LoginOptions(mechanism: mechanism ?? defaults.mechanism, tls: tls ?? defaults.tls,
-                     resource: resourceSet ? resource : defaults.resource, register: register || defaults.register)
+        LoginOptions(
+            mechanism: mechanism ?? defaults.mechanism, tls: tls ?? defaults.tls,
+            resource: resourceSet ? resource : defaults.resource, register: register || defaults.register)
     }
 }
 

@@ -8,8 +8,10 @@ public struct Step: Sendable, Equatable {
     public var timeout: Duration?
     public var location: SourceLocation
 
-    public init(name: String, action: StepAction, onError: ErrorPolicy = .stop, timeout: Duration? = nil,
-                location: SourceLocation = SourceLocation(file: "", line: 0, column: 0)) {
+    public init(
+        name: String, action: StepAction, onError: ErrorPolicy = .stop, timeout: Duration? = nil,
+        location: SourceLocation = SourceLocation(file: "", line: 0, column: 0)
+    ) {
         self.name = name
         self.action = action
         self.onError = onError
@@ -89,8 +91,10 @@ public struct MessageAction: Sendable, Equatable {
     public var count: Int
     public var interval: ThinkTime?
 
-    public init(to: MessageTarget, body: MessageBody = .size(64), type: MessageType = .chat, count: Int = 1,
-                interval: ThinkTime? = nil) {
+    public init(
+        to: MessageTarget, body: MessageBody = .size(64), type: MessageType = .chat, count: Int = 1,
+        interval: ThinkTime? = nil
+    ) {
         self.to = to
         self.body = body
         self.type = type

@@ -40,7 +40,8 @@ public struct Template: Sendable, Equatable, CustomStringConvertible {
                 continue
             }
             guard next < text.endIndex, text[next] == "{", let close = text[next...].firstIndex(of: "}") else {
-                throw TemplateError(message: "'$' must start '${name}' (write '$$' for a literal '$')", offset: text.distance(from: text.startIndex, to: index))
+                throw TemplateError(
+                    message: "'$' must start '${name}' (write '$$' for a literal '$')", offset: text.distance(from: text.startIndex, to: index))
             }
             let body = String(text[text.index(after: next)..<close]).trimmingCharacters(in: .whitespaces)
             var name = body
@@ -49,20 +50,25 @@ public struct Template: Sendable, Equatable, CustomStringConvertible {
             if let slash = body.firstIndex(of: "/") {
                 name = String(body[..<slash]).trimmingCharacters(in: .whitespaces)
                 guard let n = Int(body[body.index(after: slash)...].trimmingCharacters(in: .whitespaces)), n > 0 else {
-                    throw TemplateError(message: "'${\(body)}': the divisor must be a positive integer", offset: text.distance(from: text.startIndex, to: index))
+                    throw TemplateError(
+                        message: "'${\(body)}': the divisor must be a positive integer", offset: text.distance(from: text.startIndex, to: index))
                 }
                 divide = n
             } else if let percent = body.firstIndex(of: "%") {
                 name = String(body[..<percent]).trimmingCharacters(in: .whitespaces)
                 guard let n = Int(body[body.index(after: percent)...].trimmingCharacters(in: .whitespaces)), n > 0 else {
-                    throw TemplateError(message: "'${\(body)}': the modulus must be a positive integer", offset: text.distance(from: text.startIndex, to: index))
+                    throw TemplateError(
+                        message: "'${\(body)}': the modulus must be a positive integer", offset: text.distance(from: text.startIndex, to: index))
                 }
                 modulo = n
             }
             guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
                 throw TemplateError(message: "'${\(body)}' is not a variable name", offset: text.distance(from: text.startIndex, to: index))
             }
-            if !literal.isEmpty { parts.append(.literal(literal)); literal = "" }
+            if !literal.isEmpty {
+                parts.append(.literal(literal))
+                literal = ""
+            }
             parts.append(.variable(name: name, divide: divide, modulo: modulo))
             index = text.index(after: close)
         }
@@ -85,9 +91,13 @@ public struct Template: Sendable, Equatable, CustomStringConvertible {
                 result += text
             case .variable(let name, let divide, let modulo):
                 let value = lookup(name) ?? ""
-                if let divide, let number = Int(value) { result += String(number / divide) }
-                else if let modulo, let number = Int(value) { result += String(number % modulo) }
-                else { result += value }
+                if let divide, let number = Int(value) {
+                    result += String(number / divide)
+                } else if let modulo, let number = Int(value) {
+                    result += String(number % modulo)
+                } else {
+                    result += value
+                }
             }
         }
         return result

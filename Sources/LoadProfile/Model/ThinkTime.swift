@@ -13,7 +13,8 @@ public enum ThinkTime: Sendable, Equatable {
         case .constant(let duration):
             return duration
         case .uniform(let low, let high):
-            let lowNanos = low.nanoseconds, highNanos = high.nanoseconds
+            let lowNanos = low.nanoseconds
+            let highNanos = high.nanoseconds
             guard highNanos > lowNanos else { return low }
             return .nanoseconds(Int64.random(in: lowNanos...highNanos, using: &generator))
         case .exponential(let mean, let cap):
@@ -34,7 +35,8 @@ public enum ThinkTime: Sendable, Equatable {
         case .exponential(let mean, let cap):
             guard let cap else { return mean }
             // E[min(X, c)] = m (1 - e^{-c/m}) for an exponential X with mean m.
-            let m = Double(mean.nanoseconds), c = Double(cap.nanoseconds)
+            let m = Double(mean.nanoseconds)
+            let c = Double(cap.nanoseconds)
             return .nanoseconds(Int64(m * (1 - exp(-c / m))))
         }
     }

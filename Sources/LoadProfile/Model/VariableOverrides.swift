@@ -25,7 +25,8 @@ public struct VariableOverrides: Sendable, Equatable {
                 problems.append("--var must be KEY=VALUE, got '\(argument)'")
                 continue
             }
-            let key = String(argument[..<equals]), value = String(argument[argument.index(after: equals)...])
+            let key = String(argument[..<equals])
+            let value = String(argument[argument.index(after: equals)...])
             if key.isEmpty || !key.allSatisfy({ ($0.isLetter || $0.isNumber || $0 == "_") && $0.isASCII }) {
                 problems.append("--var \(argument): variable names are letters, digits and '_'")
             } else if values.contains(where: { $0.key == key }) {
@@ -55,8 +56,9 @@ extension RunDefinition {
             }
             if !found {
                 let defined = Set(profiles.flatMap { $0.profile.variables.keys }).sorted()
-                problems.append("--var \(key): the profile defines no variable '\(key)'; "
-                                + (defined.isEmpty ? "it has no `variables:`" : "its variables are \(defined.joined(separator: ", "))"))
+                problems.append(
+                    "--var \(key): the profile defines no variable '\(key)'; "
+                        + (defined.isEmpty ? "it has no `variables:`" : "its variables are \(defined.joined(separator: ", "))"))
             }
         }
         guard problems.isEmpty else { throw VariableOverrideErrors(messages: problems) }

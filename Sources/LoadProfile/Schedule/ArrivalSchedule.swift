@@ -88,7 +88,8 @@ public struct ArrivalSchedule: Sendable {
             let local = time - start
             let count = counts[phase]
             // Binary search: the number of local arrivals with offset <= local.
-            var low = 0, high = count
+            var low = 0
+            var high = count
             while low < high {
                 let mid = (low + high) / 2
                 if Self.localOffset(plan.phases[phase], mid) <= local { low = mid + 1 } else { high = mid }

@@ -18,9 +18,13 @@ public struct LoadPlan: Sendable, Equatable {
     /// `--sessions N --ramp R [--duration D]`: N users started evenly over R, each running the
     /// profile once (or until D with `repeat: forever`). Without D the run ends when every user finished.
     public static func closed(sessions: Int, ramp: Duration, duration: Duration?) -> LoadPlan {
-        LoadPlan(phases: [LoadPhase(name: "closed", model: .closed(users: sessions, ramp: ramp),
-                                    duration: duration ?? ramp, open: duration == nil)],
-                 durationCap: duration)
+        LoadPlan(
+            phases: [
+                LoadPhase(
+                    name: "closed", model: .closed(users: sessions, ramp: ramp),
+                    duration: duration ?? ramp, open: duration == nil)
+            ],
+            durationCap: duration)
     }
 
     /// `--rate R --duration D`: R new sessions per second for D.

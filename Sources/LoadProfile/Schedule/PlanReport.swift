@@ -94,22 +94,28 @@ public enum PlanReport {
         var out = ""
         func line(_ text: String = "") { out += text + "\n" }
         line("profiles: " + definition.profiles.map { "\($0.profile.name) (weight \(format($0.weight)))" }.joined(separator: ", "))
-        line("seed \(plan.seed), graceful stop \(DurationText.format(plan.gracefulStop))" + (plan.durationCap.map { ", cap \(DurationText.format($0))" } ?? ""))
+        line(
+            "seed \(plan.seed), graceful stop \(DurationText.format(plan.gracefulStop))"
+                + (plan.durationCap.map { ", cap \(DurationText.format($0))" } ?? ""))
         line()
         line("phases")
         for (index, phase) in plan.phases.enumerated() {
-            line("  \(index + 1). \(phase.summary)  starts at \(DurationText.format(schedule.phaseStart(index)))  arrivals \(schedule.counts[index])"
-                 + (phase.maxSessions.map { "  max sessions \($0)" } ?? ""))
+            line(
+                "  \(index + 1). \(phase.summary)  starts at \(DurationText.format(schedule.phaseStart(index)))  arrivals \(schedule.counts[index])"
+                    + (phase.maxSessions.map { "  max sessions \($0)" } ?? ""))
         }
         line()
-        line("per session: \(format(shape.messages)) messages, ~\(format(shape.activeSeconds)) s of think times"
-             + (shape.sustainedMessagesPerSecond > 0 ? ", then \(format(shape.sustainedMessagesPerSecond, digits: 3)) messages/s until the load stops"
-                : shape.staysOnline ? ", then online until the load stops" : ""))
+        line(
+            "per session: \(format(shape.messages)) messages, ~\(format(shape.activeSeconds)) s of think times"
+                + (shape.sustainedMessagesPerSecond > 0
+                    ? ", then \(format(shape.sustainedMessagesPerSecond, digits: 3)) messages/s until the load stops"
+                    : shape.staysOnline ? ", then online until the load stops" : ""))
         if shape.activeSeconds == 0 && !shape.staysOnline {
             line("(sessions without think times live only for their round trips, which plan cannot know: alive shows 0)")
         }
-        line("total: \(schedule.totalArrivals) sessions, ~\(format(shape.messages * Double(schedule.totalArrivals))) messages, load for "
-             + (plan.stopAfter.map(DurationText.format) ?? "until every session finished"))
+        line(
+            "total: \(schedule.totalArrivals) sessions, ~\(format(shape.messages * Double(schedule.totalArrivals))) messages, load for "
+                + (plan.stopAfter.map(DurationText.format) ?? "until every session finished"))
         line()
         let table = rows(definition: definition, plan: plan, count: count)
         let peak = table.map(\.alive).max() ?? 0
@@ -117,8 +123,9 @@ public enum PlanReport {
         line(pad("time", 8) + pad("started", 10) + pad("alive", 10) + pad("msgs/s", 10) + "  alive (expected)")
         for row in table {
             let time = wholeSeconds ? Duration.seconds((row.time.nanoseconds + 500_000_000) / 1_000_000_000) : row.time
-            line(pad(DurationText.format(time), 8) + pad(String(row.started), 10) + pad(String(row.alive), 10)
-                 + pad(format(row.messagesPerSecond), 10) + "  " + bar(row.alive, of: peak, width: 30))
+            line(
+                pad(DurationText.format(time), 8) + pad(String(row.started), 10) + pad(String(row.alive), 10)
+                    + pad(format(row.messagesPerSecond), 10) + "  " + bar(row.alive, of: peak, width: 30))
         }
         return out
     }

@@ -18,8 +18,10 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
     /// The rule as written (whitespace trimmed), its name in results.
     public var text: String
 
-    public init(quantity: ThresholdQuantity, isTrend: Bool = false, comparison: ThresholdComparison, bound: Double,
-                unit: ThresholdUnit, window: Double? = nil, text: String) {
+    public init(
+        quantity: ThresholdQuantity, isTrend: Bool = false, comparison: ThresholdComparison, bound: Double,
+        unit: ThresholdUnit, window: Double? = nil, text: String
+    ) {
         self.quantity = quantity
         self.isTrend = isTrend
         self.comparison = comparison

@@ -26,9 +26,12 @@ struct ThresholdParser {
             throw ThresholdSyntaxErrors(problems: [.init(column: 1, message: "empty threshold", hint: Self.example)])
         }
         guard let operatorIndex = characters.firstIndex(where: { "<>=!".contains($0) }) else {
-            throw ThresholdSyntaxErrors(problems: [.init(column: characters.count + 1,
-                                                         message: "expected a comparison (<, <=, >, >=, ==, !=)",
-                                                         hint: Self.example)])
+            throw ThresholdSyntaxErrors(problems: [
+                .init(
+                    column: characters.count + 1,
+                    message: "expected a comparison (<, <=, >, >=, ==, !=)",
+                    hint: Self.example)
+            ])
         }
         let pair = operatorIndex + 1 < characters.count ? String(characters[operatorIndex...operatorIndex + 1]) : ""
         var comparison = ThresholdComparison.less
@@ -67,8 +70,9 @@ struct ThresholdParser {
             }
         }
         guard problems.isEmpty, let subject, let bound else { throw ThresholdSyntaxErrors(problems: problems) }
-        return Threshold(quantity: subject.quantity, isTrend: subject.isTrend, comparison: comparison, bound: bound.value,
-                         unit: bound.unit, window: window, text: text)
+        return Threshold(
+            quantity: subject.quantity, isTrend: subject.isTrend, comparison: comparison, bound: bound.value,
+            unit: bound.unit, window: window, text: text)
     }
 
     // MARK: - Subject
@@ -92,8 +96,9 @@ struct ThresholdParser {
             let innerColumn = column + trimmed.distance(from: trimmed.startIndex, to: innerStart)
             guard let quantity = readQuantity(Token(text: inner, column: innerColumn)) else { return nil }
             guard quantity.hasTrend else {
-                problem(innerColumn, "'\(quantity)' has no trend",
-                        hint: "trends exist for latency percentiles, errors.rate, sessions.online, generator.rss and generator.cpu")
+                problem(
+                    innerColumn, "'\(quantity)' has no trend",
+                    hint: "trends exist for latency percentiles, errors.rate, sessions.online, generator.rss and generator.cpu")
                 return nil
             }
             return (quantity, true)
@@ -111,13 +116,15 @@ struct ThresholdParser {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         if let group = parts.first, Self.groupPrefixes.contains(group) {
             let names = ThresholdQuantity.named.map(\.name)
-            problem(token.column, "unknown measure '\(name)'",
-                    hint: ProfileDecoder.closest(to: name, in: names).map { "did you mean '\($0)'?" } ?? "one of \(names.joined(separator: ", "))")
+            problem(
+                token.column, "unknown measure '\(name)'",
+                hint: ProfileDecoder.closest(to: name, in: names).map { "did you mean '\($0)'?" } ?? "one of \(names.joined(separator: ", "))")
             return nil
         }
         guard parts.count >= 2, parts.allSatisfy({ !$0.isEmpty }) else {
-            problem(token.column, "expected METRIC.STAT, got '\(name)'",
-                    hint: "e.g. login.p99, login.sasl.p90, message.max, or one of \(ThresholdQuantity.named.map(\.name).joined(separator: ", "))")
+            problem(
+                token.column, "expected METRIC.STAT, got '\(name)'",
+                hint: "e.g. login.p99, login.sasl.p90, message.max, or one of \(ThresholdQuantity.named.map(\.name).joined(separator: ", "))")
             return nil
         }
         let statisticText = parts.last!
@@ -128,8 +135,10 @@ struct ThresholdParser {
         }
         guard let statistic = LatencyStatistic(rawValue: statisticText) else {
             let names = LatencyStatistic.allCases.map(\.rawValue)
-            problem(token.column + metric.count + 1, "unknown statistic '\(statisticText)'",
-                    hint: ProfileDecoder.closest(to: statisticText, in: names).map { "did you mean '\($0)'?" } ?? "one of \(names.joined(separator: ", "))")
+            problem(
+                token.column + metric.count + 1, "unknown statistic '\(statisticText)'",
+                hint: ProfileDecoder.closest(to: statisticText, in: names).map { "did you mean '\($0)'?" }
+                    ?? "one of \(names.joined(separator: ", "))")
             return nil
         }
         return .latency(metric: metric, statistic: statistic)
@@ -168,8 +177,9 @@ struct ThresholdParser {
             return nil
         }
         guard allowed.contains(unit) else {
-            problem(token.column + numberText.count, "'\(suffix)' does not fit \(trend ? "trend(\(quantity))" : "\(quantity)")",
-                    hint: Self.unitHint(allowed))
+            problem(
+                token.column + numberText.count, "'\(suffix)' does not fit \(trend ? "trend(\(quantity))" : "\(quantity)")",
+                hint: Self.unitHint(allowed))
             return nil
         }
         if !trend && number < 0 {
@@ -180,16 +190,17 @@ struct ThresholdParser {
     }
 
     static func unitHint(_ allowed: [ThresholdUnit]) -> String {
-        "write " + allowed.map { unit in
-            switch unit {
-            case .milliseconds: return "a duration such as 800ms or 1.5s"
-            case .count: return "a plain number"
-            case .fraction: return "a percentage such as 0.1%"
-            case .perSecond: return "a rate such as 50/s"
-            case .bytes: return "a size such as 512MB or 2GiB"
-            case .fractionPerHour: return "a relative slope such as 5%/h"
-            }
-        }.joined(separator: " or ")
+        "write "
+            + allowed.map { unit in
+                switch unit {
+                case .milliseconds: return "a duration such as 800ms or 1.5s"
+                case .count: return "a plain number"
+                case .fraction: return "a percentage such as 0.1%"
+                case .perSecond: return "a rate such as 50/s"
+                case .bytes: return "a size such as 512MB or 2GiB"
+                case .fractionPerHour: return "a relative slope such as 5%/h"
+                }
+            }.joined(separator: " or ")
     }
 
     mutating func readWindow(_ token: Token) -> Double? {

@@ -38,7 +38,8 @@ public struct Bootstrap: Sendable {
     /// when a side has no recording. Units without recordings are left out of the resampling; when a
     /// side has fewer than `minimumUnits` of them, its recordings are resampled instead.
     public func latency(baseline: [BucketCounts], candidate: [BucketCounts], percentiles: [Double]) -> [Estimate]? {
-        let base = baseline.filter { !$0.isEmpty }, cand = candidate.filter { !$0.isEmpty }
+        let base = baseline.filter { !$0.isEmpty }
+        let cand = candidate.filter { !$0.isEmpty }
         guard !base.isEmpty, !cand.isEmpty else { return nil }
         if base.count < Self.minimumUnits || cand.count < Self.minimumUnits {
             return latencyOfRecordings(baseline: base, candidate: cand, percentiles: percentiles)
@@ -53,7 +54,8 @@ public struct Bootstrap: Sendable {
         func indexed(_ units: [BucketCounts]) -> [(indices: [Int], counts: [UInt64])] {
             units.map { unit in (unit.values.map { position[$0]! }, unit.counts) }
         }
-        let baseUnits = indexed(base), candUnits = indexed(cand)
+        let baseUnits = indexed(base)
+        let candUnits = indexed(cand)
         let order = percentiles.enumerated().sorted { $0.element < $1.element }
         var dense = [UInt64](repeating: 0, count: values.count)
 
@@ -66,7 +68,8 @@ public struct Bootstrap: Sendable {
                 total += unit.counts.reduce(0, +)
             }
             var result = [Double](repeating: 0, count: percentiles.count)
-            var running: UInt64 = 0, slot = 0
+            var running: UInt64 = 0
+            var slot = 0
             for (original, percentile) in order {
                 let target = percentile >= 100 ? total : BucketCounts.countAtPercentile(percentile, total: total)
                 while slot < dense.count {
@@ -91,8 +94,9 @@ public struct Bootstrap: Sendable {
             }
         }
         return percentiles.indices.map { index in
-            Self.estimate(baseline: pointBase[index], candidate: pointCand[index],
-                          change: Self.relativeChange(pointBase[index], pointCand[index]), resampled: changes[index])
+            Self.estimate(
+                baseline: pointBase[index], candidate: pointCand[index],
+                change: Self.relativeChange(pointBase[index], pointCand[index]), resampled: changes[index])
         }
     }
 
@@ -102,24 +106,29 @@ public struct Bootstrap: Sendable {
     /// p(1−p)/N) (the normal limit of the Beta law of an order statistic). It assumes independent
     /// recordings, which the interval bootstrap does not; `Estimate.ofRecordings` says it was used.
     public func latencyOfRecordings(baseline: [BucketCounts], candidate: [BucketCounts], percentiles: [Double]) -> [Estimate]? {
-        let base = baseline.reduce(into: BucketCounts()) { $0.add($1) }, cand = candidate.reduce(into: BucketCounts()) { $0.add($1) }
+        let base = baseline.reduce(into: BucketCounts()) { $0.add($1) }
+        let cand = candidate.reduce(into: BucketCounts()) { $0.add($1) }
         guard !base.isEmpty, !cand.isEmpty else { return nil }
         var generator = ResampleGenerator(seed: seed)
         func normal() -> Double {
-            let u1 = Double.random(in: Double.ulpOfOne..<1, using: &generator), u2 = Double.random(in: 0..<1, using: &generator)
+            let u1 = Double.random(in: Double.ulpOfOne..<1, using: &generator)
+            let u2 = Double.random(in: 0..<1, using: &generator)
             return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
         }
         func resampled(_ buckets: BucketCounts, _ percentile: Double) -> Double {
-            let p = percentile / 100, n = Double(buckets.total)
+            let p = percentile / 100
+            let n = Double(buckets.total)
             let level = min(max(p + normal() * (p * (1 - p) / n).squareRoot(), 0), 1)
             return Double(buckets.microseconds(atPercentile: level * 100)) / 1000
         }
         return percentiles.map { percentile in
-            let b = Double(base.microseconds(atPercentile: percentile)) / 1000, c = Double(cand.microseconds(atPercentile: percentile)) / 1000
+            let b = Double(base.microseconds(atPercentile: percentile)) / 1000
+            let c = Double(cand.microseconds(atPercentile: percentile)) / 1000
             var changes: [Double] = []
             changes.reserveCapacity(resamples)
             for _ in 0..<resamples {
-                let rb = resampled(base, percentile), rc = resampled(cand, percentile)
+                let rb = resampled(base, percentile)
+                let rc = resampled(cand, percentile)
                 if rb > 0 { changes.append(Self.relativeChange(rb, rc)) }
             }
             var estimate = Self.estimate(baseline: b, candidate: c, change: Self.relativeChange(b, c), resampled: changes)
@@ -130,10 +139,13 @@ public struct Bootstrap: Sendable {
 
     /// A ratio metric: Σ numerator / Σ denominator per side (× `scale`); `relative` changes are in
     /// %, else differences. Nil when a side's denominator is zero.
-    public func ratio(baseline: [(numerator: Double, denominator: Double)], candidate: [(numerator: Double, denominator: Double)],
-                      scale: Double, relative: Bool) -> Estimate? {
+    public func ratio(
+        baseline: [(numerator: Double, denominator: Double)], candidate: [(numerator: Double, denominator: Double)],
+        scale: Double, relative: Bool
+    ) -> Estimate? {
         func value(_ units: [(numerator: Double, denominator: Double)], _ pick: [Int]) -> Double? {
-            var numerator = 0.0, denominator = 0.0
+            var numerator = 0.0
+            var denominator = 0.0
             for index in pick {
                 numerator += units[index].numerator
                 denominator += units[index].denominator
@@ -141,8 +153,9 @@ public struct Bootstrap: Sendable {
             return denominator > 0 ? numerator / denominator * scale : nil
         }
         guard !baseline.isEmpty, !candidate.isEmpty,
-              let pointBase = value(baseline, Array(baseline.indices)),
-              let pointCand = value(candidate, Array(candidate.indices)) else { return nil }
+            let pointBase = value(baseline, Array(baseline.indices)),
+            let pointCand = value(candidate, Array(candidate.indices))
+        else { return nil }
         func change(_ b: Double, _ c: Double) -> Double? {
             if relative { return b > 0 ? Self.relativeChange(b, c) : (c == 0 ? 0 : nil) }
             return c - b
@@ -169,14 +182,16 @@ public struct Bootstrap: Sendable {
     static func estimate(baseline: Double, candidate: Double, change: Double, resampled: [Double]) -> Estimate {
         guard !resampled.isEmpty else { return Estimate(baseline: baseline, candidate: candidate, change: change, low: change, high: change) }
         let sorted = resampled.sorted()
-        return Estimate(baseline: baseline, candidate: candidate, change: change,
-                        low: quantile(sorted, 0.025), high: quantile(sorted, 0.975))
+        return Estimate(
+            baseline: baseline, candidate: candidate, change: change,
+            low: quantile(sorted, 0.025), high: quantile(sorted, 0.975))
     }
 
     /// Linear interpolation between the closest ranks of an ascending array.
     static func quantile(_ sorted: [Double], _ q: Double) -> Double {
         let position = q * Double(sorted.count - 1)
-        let lower = Int(position.rounded(.down)), upper = Int(position.rounded(.up))
+        let lower = Int(position.rounded(.down))
+        let upper = Int(position.rounded(.up))
         let weight = position - Double(lower)
         return sorted[lower] * (1 - weight) + sorted[upper] * weight
     }

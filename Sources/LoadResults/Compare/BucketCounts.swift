@@ -34,18 +34,30 @@ public struct BucketCounts: Sendable, Equatable {
     /// Adds another distribution (merging two sorted lists).
     public mutating func add(_ other: BucketCounts) {
         guard !other.isEmpty else { return }
-        guard !isEmpty else { self = other; return }
-        var newValues: [UInt64] = [], newCounts: [UInt64] = []
+        guard !isEmpty else {
+            self = other
+            return
+        }
+        var newValues: [UInt64] = []
+        var newCounts: [UInt64] = []
         newValues.reserveCapacity(values.count + other.values.count)
         newCounts.reserveCapacity(values.count + other.values.count)
-        var i = 0, j = 0
+        var i = 0
+        var j = 0
         while i < values.count || j < other.values.count {
             if j >= other.values.count || (i < values.count && values[i] < other.values[j]) {
-                newValues.append(values[i]); newCounts.append(counts[i]); i += 1
+                newValues.append(values[i])
+                newCounts.append(counts[i])
+                i += 1
             } else if i >= values.count || other.values[j] < values[i] {
-                newValues.append(other.values[j]); newCounts.append(other.counts[j]); j += 1
+                newValues.append(other.values[j])
+                newCounts.append(other.counts[j])
+                j += 1
             } else {
-                newValues.append(values[i]); newCounts.append(counts[i] + other.counts[j]); i += 1; j += 1
+                newValues.append(values[i])
+                newCounts.append(counts[i] + other.counts[j])
+                i += 1
+                j += 1
             }
         }
         values = newValues

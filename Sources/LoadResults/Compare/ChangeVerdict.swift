@@ -10,7 +10,8 @@ public enum ChangeVerdict: String, Codable, Sendable, CaseIterable {
     case notMeasured = "not measured"
 
     public static func judge(low: Double, high: Double, tolerance: Double, higherIsWorse: Bool) -> ChangeVerdict {
-        let worseLow = higherIsWorse ? low : -high, worseHigh = higherIsWorse ? high : -low
+        let worseLow = higherIsWorse ? low : -high
+        let worseHigh = higherIsWorse ? high : -low
         if worseLow > tolerance { return .regressed }
         if worseHigh < -tolerance { return .improved }
         return .noSignificantChange

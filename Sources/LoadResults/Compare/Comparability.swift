@@ -22,21 +22,26 @@ public enum Comparability {
                 reasons.append("\(name): the run did not complete (stop reason \(outcome.stopReason))")
             }
             if outcome.saturatedIntervals > 0 {
-                reasons.append("\(name): the generator saturated in \(outcome.saturatedIntervals) interval(s); those latencies measure the generator, not the server")
+                reasons.append(
+                    "\(name): the generator saturated in \(outcome.saturatedIntervals) interval(s); those latencies measure the generator, not the server"
+                )
             }
             if run.intervals.isEmpty {
                 reasons.append("\(name): no intervals recorded")
             }
         }
         guard let reference = (baseline + candidate).compactMap(\.manifest).first,
-              let referenceRun = (baseline + candidate).first(where: { $0.manifest != nil }) else { return reasons }
+            let referenceRun = (baseline + candidate).first(where: { $0.manifest != nil })
+        else { return reasons }
         for (side, run) in all where run.directory != referenceRun.directory {
             guard let manifest = run.manifest else { continue }
             let name = "\(side) \(run.directory)"
             let profiles = manifest.profiles.map { "\($0.name) \($0.sha256.prefix(12))" }.sorted()
             let referenceProfiles = reference.profiles.map { "\($0.name) \($0.sha256.prefix(12))" }.sorted()
             if profiles != referenceProfiles {
-                reasons.append("\(name): different profile (\(profiles.joined(separator: ", ")) vs \(referenceProfiles.joined(separator: ", ")) in \(referenceRun.directory))")
+                reasons.append(
+                    "\(name): different profile (\(profiles.joined(separator: ", ")) vs \(referenceProfiles.joined(separator: ", ")) in \(referenceRun.directory))"
+                )
             }
             if manifest.loadModel != reference.loadModel {
                 reasons.append("\(name): different load (\(manifest.loadModel) vs \(reference.loadModel) in \(referenceRun.directory))")

@@ -9,7 +9,9 @@ public enum CompareTextReport {
         func line(_ text: String = "") { out += text + "\n" }
         line("xmppload compare — baseline: \(describe(comparison.baseline)) vs candidate: \(describe(comparison.candidate))")
         let unitName = comparison.method == .runs ? "runs" : "intervals"
-        line("method: \(comparison.method.rawValue) (\(comparison.baseline.units) vs \(comparison.candidate.units) \(unitName)), \(comparison.resamples) resamples, seed \(comparison.seed); \(Int(comparison.confidencePercent)) % interval of the change")
+        line(
+            "method: \(comparison.method.rawValue) (\(comparison.baseline.units) vs \(comparison.candidate.units) \(unitName)), \(comparison.resamples) resamples, seed \(comparison.seed); \(Int(comparison.confidencePercent)) % interval of the change"
+        )
         if !comparison.problems.isEmpty {
             line()
             line(comparison.forced ? "WARNING (--force): the runs are not comparable:" : "NOT COMPARABLE — no verdict (use --force to judge anyway):")
@@ -17,21 +19,26 @@ public enum CompareTextReport {
         }
         if !comparison.rows.isEmpty {
             line()
-            line(TextReport.pad("metric", 24) + TextReport.pad("baseline", 13, right: true) + TextReport.pad("candidate", 13, right: true)
-                 + TextReport.pad("change", 11, right: true) + "   " + TextReport.pad("95 % interval", 24) + TextReport.pad("tolerance", 11) + "verdict")
+            line(
+                TextReport.pad("metric", 24) + TextReport.pad("baseline", 13, right: true) + TextReport.pad("candidate", 13, right: true)
+                    + TextReport.pad("change", 11, right: true) + "   " + TextReport.pad("95 % interval", 24) + TextReport.pad("tolerance", 11)
+                    + "verdict")
             for row in comparison.rows {
-                line(TextReport.pad(row.metric.key, 24)
-                     + TextReport.pad(value(row.baseline, row.metric), 13, right: true)
-                     + TextReport.pad(value(row.candidate, row.metric), 13, right: true)
-                     + TextReport.pad(change(row.change, row.metric), 11, right: true) + "   "
-                     + TextReport.pad(interval(row), 24)
-                     + TextReport.pad("±" + number(row.tolerance) + " " + row.metric.changeUnit, 11)
-                     + row.verdict.rawValue)
+                line(
+                    TextReport.pad(row.metric.key, 24)
+                        + TextReport.pad(value(row.baseline, row.metric), 13, right: true)
+                        + TextReport.pad(value(row.candidate, row.metric), 13, right: true)
+                        + TextReport.pad(change(row.change, row.metric), 11, right: true) + "   "
+                        + TextReport.pad(interval(row), 24)
+                        + TextReport.pad("±" + number(row.tolerance) + " " + row.metric.changeUnit, 11)
+                        + row.verdict.rawValue)
             }
         }
         let fromRecordings = comparison.rows.filter(\.ofRecordings).map(\.metric.key)
         if !fromRecordings.isEmpty {
-            line("fewer than \(Bootstrap.minimumUnits) \(unitName) carry \(fromRecordings.joined(separator: ", ")): their single recordings were resampled instead (assumes independent recordings)")
+            line(
+                "fewer than \(Bootstrap.minimumUnits) \(unitName) carry \(fromRecordings.joined(separator: ", ")): their single recordings were resampled instead (assumes independent recordings)"
+            )
         }
         line()
         switch comparison.outcome {

@@ -16,7 +16,11 @@ public struct Comparison: Codable, Sendable {
         public var serverSoftware: [String]
         public var units: Int
         enum CodingKeys: String, CodingKey {
-            case directories, runIDs = "run_ids", labels, tags, serverSoftware = "server_software", units
+            case directories
+            case runIDs = "run_ids"
+            case labels, tags
+            case serverSoftware = "server_software"
+            case units
         }
 
         init(_ runs: [MeasuredRun], units: Int) {
@@ -24,9 +28,12 @@ public struct Comparison: Codable, Sendable {
             runIDs = runs.compactMap { $0.manifest?.runID }
             labels = runs.compactMap { $0.manifest?.label }
             tags = runs.compactMap { $0.manifest?.tags }.filter { !$0.isEmpty }
-            serverSoftware = Array(Set(runs.compactMap { run in
-                run.manifest.flatMap { $0.serverFacts?.softwareDescription ?? $0.serverSoftware }
-            })).sorted()
+            serverSoftware = Array(
+                Set(
+                    runs.compactMap { run in
+                        run.manifest.flatMap { $0.serverFacts?.softwareDescription ?? $0.serverSoftware }
+                    })
+            ).sorted()
             self.units = units
         }
 
@@ -48,7 +55,10 @@ public struct Comparison: Codable, Sendable {
         /// The interval came from resampling single recordings (a side had too few units).
         public var ofRecordings = false
         enum CodingKeys: String, CodingKey {
-            case metric, baseline, candidate, change, low = "ci_low", high = "ci_high", tolerance, verdict
+            case metric, baseline, candidate, change
+            case low = "ci_low"
+            case high = "ci_high"
+            case tolerance, verdict
             case ofRecordings = "resampled_recordings"
         }
     }
@@ -71,7 +81,9 @@ public struct Comparison: Codable, Sendable {
     public var rows: [Row]
 
     enum CodingKeys: String, CodingKey {
-        case baseline, candidate, method, resamples, seed, confidencePercent = "confidence_percent", problems, forced, rows
+        case baseline, candidate, method, resamples, seed
+        case confidencePercent = "confidence_percent"
+        case problems, forced, rows
         case regressed, outcome
     }
 
@@ -132,17 +144,21 @@ public struct Comparison: Codable, Sendable {
 
     /// Compares the runs. Problems of comparability are always listed; unless `force` is set, the
     /// metrics are then not judged (`rows` is empty), since a verdict on incomparable runs misleads.
-    public static func make(baseline: [MeasuredRun], candidate: [MeasuredRun], tolerances: Tolerances = Tolerances(),
-                            bootstrap: Bootstrap = Bootstrap(), force: Bool = false) -> Comparison {
+    public static func make(
+        baseline: [MeasuredRun], candidate: [MeasuredRun], tolerances: Tolerances = Tolerances(),
+        bootstrap: Bootstrap = Bootstrap(), force: Bool = false
+    ) -> Comparison {
         let problems = Comparability.reasons(baseline: baseline, candidate: candidate)
         let method: Method = baseline.count >= 2 && candidate.count >= 2 ? .runs : .intervals
         func units(_ runs: [MeasuredRun]) -> [MeasuredUnit] {
             method == .runs ? runs.map(\.total) : runs.flatMap(\.intervals)
         }
-        let baseUnits = units(baseline), candUnits = units(candidate)
-        var comparison = Comparison(baseline: Side(baseline, units: baseUnits.count), candidate: Side(candidate, units: candUnits.count),
-                                    method: method, resamples: bootstrap.resamples, seed: bootstrap.seed,
-                                    problems: problems, forced: force, rows: [])
+        let baseUnits = units(baseline)
+        let candUnits = units(candidate)
+        var comparison = Comparison(
+            baseline: Side(baseline, units: baseUnits.count), candidate: Side(candidate, units: candUnits.count),
+            method: method, resamples: bootstrap.resamples, seed: bootstrap.seed,
+            problems: problems, forced: force, rows: [])
         guard problems.isEmpty || force else { return comparison }
         comparison.rows = rows(baseline: baseUnits, candidate: candUnits, tolerances: tolerances, bootstrap: bootstrap)
         return comparison
@@ -155,9 +171,10 @@ public struct Comparison: Codable, Sendable {
         let steps = Set((baseline + candidate).flatMap { $0.latency.keys })
         for step in TextReport.orderedMetrics(Array(steps)) {
             let metrics = CompareMetric.percentiles.map { CompareMetric.latency(step, $0.name, $0.value) }
-            let estimates = bootstrap.latency(baseline: baseline.map { $0.latency[step] ?? BucketCounts() },
-                                              candidate: candidate.map { $0.latency[step] ?? BucketCounts() },
-                                              percentiles: metrics.map { $0.percentile! })
+            let estimates = bootstrap.latency(
+                baseline: baseline.map { $0.latency[step] ?? BucketCounts() },
+                candidate: candidate.map { $0.latency[step] ?? BucketCounts() },
+                percentiles: metrics.map { $0.percentile! })
             for (index, metric) in metrics.enumerated() {
                 rows.append(row(metric, estimates?[index], tolerances: tolerances))
             }
@@ -174,9 +191,10 @@ public struct Comparison: Codable, Sendable {
             default: applies = baseTotal.fanoutExpected + candTotal.fanoutExpected > 0
             }
             guard applies else { continue }
-            let estimate = bootstrap.ratio(baseline: baseline.compactMap { $0.fraction(for: metric) },
-                                           candidate: candidate.compactMap { $0.fraction(for: metric) },
-                                           scale: metric.kind == .rate ? 100 : 1, relative: metric.kind != .rate)
+            let estimate = bootstrap.ratio(
+                baseline: baseline.compactMap { $0.fraction(for: metric) },
+                candidate: candidate.compactMap { $0.fraction(for: metric) },
+                scale: metric.kind == .rate ? 100 : 1, relative: metric.kind != .rate)
             rows.append(row(metric, estimate, tolerances: tolerances))
         }
         return rows
@@ -187,10 +205,12 @@ public struct Comparison: Codable, Sendable {
         guard let estimate else {
             return Row(metric: metric, tolerance: tolerance, verdict: .notMeasured)
         }
-        return Row(metric: metric, baseline: estimate.baseline, candidate: estimate.candidate, change: estimate.change,
-                   low: estimate.low, high: estimate.high, tolerance: tolerance,
-                   verdict: ChangeVerdict.judge(low: estimate.low, high: estimate.high, tolerance: tolerance,
-                                          higherIsWorse: metric.higherIsWorse),
-                   ofRecordings: estimate.ofRecordings)
+        return Row(
+            metric: metric, baseline: estimate.baseline, candidate: estimate.candidate, change: estimate.change,
+            low: estimate.low, high: estimate.high, tolerance: tolerance,
+            verdict: ChangeVerdict.judge(
+                low: estimate.low, high: estimate.high, tolerance: tolerance,
+                higherIsWorse: metric.higherIsWorse),
+            ofRecordings: estimate.ofRecordings)
     }
 }

@@ -13,11 +13,15 @@ public struct SummaryOutcome: Decodable, Sendable, Equatable {
     }
 
     public init(_ summary: RunSummary) {
-        self.init(stopReason: summary.stopReason, saturatedIntervals: summary.generator.saturatedIntervals,
-                  messagesLost: summary.messages.lost)
+        self.init(
+            stopReason: summary.stopReason, saturatedIntervals: summary.generator.saturatedIntervals,
+            messagesLost: summary.messages.lost)
     }
 
-    private enum Keys: String, CodingKey { case stopReason = "stop_reason", generator, messages }
+    private enum Keys: String, CodingKey {
+        case stopReason = "stop_reason"
+        case generator, messages
+    }
     private enum GeneratorKeys: String, CodingKey { case saturatedIntervals = "saturated_intervals" }
     private enum MessageKeys: String, CodingKey { case lost }
 

@@ -32,7 +32,9 @@ public struct Tolerances: Sendable, Equatable {
             if text.hasSuffix("%") { text.removeLast() } else if text.hasSuffix("pp") { text.removeLast(2) }
             text = text.trimmingSpaces
             if !isKnownKey(key) {
-                problems.append("--tolerance \(argument): unknown metric '\(key)' (use p50, p90, p99, STEP.p50|p90|p99, STEP, throughput, throughput.logins, throughput.messages, error_rate, loss, muc.fanout)")
+                problems.append(
+                    "--tolerance \(argument): unknown metric '\(key)' (use p50, p90, p99, STEP.p50|p90|p99, STEP, throughput, throughput.logins, throughput.messages, error_rate, loss, muc.fanout)"
+                )
             }
             guard let value = Double(text), value.isFinite, value >= 0 else {
                 problems.append("--tolerance \(argument): '\(parts[1])' is not a non-negative number (e.g. 5%)")

@@ -14,10 +14,15 @@ public struct AppliedLoad: Codable, Sendable, Equatable {
     public var saturatedIntervals: Int
 
     enum CodingKeys: String, CodingKey {
-        case sessionsStarted = "sessions_started", sessionsLoggedIn = "sessions_logged_in"
-        case sessionsFailed = "sessions_failed", droppedArrivals = "dropped_arrivals"
-        case peakConcurrent = "peak_concurrent", messagesSent = "messages_sent", groupchatSent = "groupchat_sent"
-        case durationSeconds = "duration_s", saturatedIntervals = "saturated_intervals"
+        case sessionsStarted = "sessions_started"
+        case sessionsLoggedIn = "sessions_logged_in"
+        case sessionsFailed = "sessions_failed"
+        case droppedArrivals = "dropped_arrivals"
+        case peakConcurrent = "peak_concurrent"
+        case messagesSent = "messages_sent"
+        case groupchatSent = "groupchat_sent"
+        case durationSeconds = "duration_s"
+        case saturatedIntervals = "saturated_intervals"
     }
 
     public init(_ summary: RunSummary) {

@@ -9,7 +9,9 @@ public struct PlannedLoad: Codable, Sendable, Equatable {
         public var durationSeconds: Double
         public var maxSessions: Int?
         enum CodingKeys: String, CodingKey {
-            case name, load, durationSeconds = "duration_s", maxSessions = "max_sessions"
+            case name, load
+            case durationSeconds = "duration_s"
+            case maxSessions = "max_sessions"
         }
         public init(name: String, load: String, durationSeconds: Double, maxSessions: Int? = nil) {
             self.name = name
@@ -27,7 +29,9 @@ public struct PlannedLoad: Codable, Sendable, Equatable {
     public var gracefulStopSeconds: Double
 
     enum CodingKeys: String, CodingKey {
-        case summary, phases, stopAfterSeconds = "stop_after_s", gracefulStopSeconds = "graceful_stop_s"
+        case summary, phases
+        case stopAfterSeconds = "stop_after_s"
+        case gracefulStopSeconds = "graceful_stop_s"
     }
 
     public init(summary: String, phases: [Phase], stopAfterSeconds: Double?, gracefulStopSeconds: Double) {

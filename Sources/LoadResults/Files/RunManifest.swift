@@ -60,18 +60,32 @@ public struct RunManifest: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case tool, toolVersion = "tool_version", runID = "run_id", profiles, server, domain
-        case serverSoftware = "server_software", accounts, tls, loadModel = "load_model", seed, host, segment
-        case commandLine = "command_line", startedAt = "started_at", endedAt = "ended_at", stopReason = "stop_reason"
-        case intervalSeconds = "interval_s", label, tags, cores, settings, plannedLoad = "planned_load"
-        case appliedLoad = "applied_load", serverFacts = "server_facts"
+        case tool
+        case toolVersion = "tool_version"
+        case runID = "run_id"
+        case profiles, server, domain
+        case serverSoftware = "server_software"
+        case accounts, tls
+        case loadModel = "load_model"
+        case seed, host, segment
+        case commandLine = "command_line"
+        case startedAt = "started_at"
+        case endedAt = "ended_at"
+        case stopReason = "stop_reason"
+        case intervalSeconds = "interval_s"
+        case label, tags, cores, settings
+        case plannedLoad = "planned_load"
+        case appliedLoad = "applied_load"
+        case serverFacts = "server_facts"
     }
 
     public static let currentToolVersion = "0.1.0"
 
-    public init(runID: String, profiles: [ProfileReference], server: String, domain: String, accounts: String,
-                tls: String, loadModel: String, seed: UInt64, segment: String = "0/1", commandLine: [String],
-                startedAt: Date, intervalSeconds: Double) {
+    public init(
+        runID: String, profiles: [ProfileReference], server: String, domain: String, accounts: String,
+        tls: String, loadModel: String, seed: UInt64, segment: String = "0/1", commandLine: [String],
+        startedAt: Date, intervalSeconds: Double
+    ) {
         toolVersion = Self.currentToolVersion
         self.runID = runID
         self.profiles = profiles

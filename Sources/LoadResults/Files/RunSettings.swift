@@ -23,16 +23,25 @@ public struct RunSettings: Codable, Sendable, Equatable {
     public var segment: String
 
     enum CodingKeys: String, CodingKey {
-        case host, port, domain, accounts, accountPrefix = "account_prefix", tls, insecure, sasl
-        case outputDirectory = "out", intervalSeconds = "interval_s", maxLatenessSeconds = "max_lateness_s"
-        case connectTimeoutSeconds = "connect_timeout_s", messageGraceSeconds = "message_grace_s"
-        case metricsPort = "metrics_port", eventLoops = "event_loops", segment
+        case host, port, domain, accounts
+        case accountPrefix = "account_prefix"
+        case tls, insecure, sasl
+        case outputDirectory = "out"
+        case intervalSeconds = "interval_s"
+        case maxLatenessSeconds = "max_lateness_s"
+        case connectTimeoutSeconds = "connect_timeout_s"
+        case messageGraceSeconds = "message_grace_s"
+        case metricsPort = "metrics_port"
+        case eventLoops = "event_loops"
+        case segment
     }
 
-    public init(host: String, port: Int, domain: String, accounts: String, accountPrefix: String, tls: String?,
-                insecure: Bool, sasl: String?, outputDirectory: String, intervalSeconds: Double,
-                maxLatenessSeconds: Double, connectTimeoutSeconds: Double, messageGraceSeconds: Double,
-                metricsPort: Int?, eventLoops: Int, segment: String) {
+    public init(
+        host: String, port: Int, domain: String, accounts: String, accountPrefix: String, tls: String?,
+        insecure: Bool, sasl: String?, outputDirectory: String, intervalSeconds: Double,
+        maxLatenessSeconds: Double, connectTimeoutSeconds: Double, messageGraceSeconds: Double,
+        metricsPort: Int?, eventLoops: Int, segment: String
+    ) {
         self.host = host
         self.port = port
         self.domain = domain

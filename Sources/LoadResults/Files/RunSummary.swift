@@ -17,7 +17,10 @@ public struct RunSummary: Codable, Sendable, Equatable {
         /// Sessions dropped on purpose by `--churn`.
         public var churned: UInt64?
         enum CodingKeys: String, CodingKey {
-            case started, loggedIn = "logged_in", failed, completed, peakConcurrent = "peak_concurrent"
+            case started
+            case loggedIn = "logged_in"
+            case failed, completed
+            case peakConcurrent = "peak_concurrent"
             case reconnects, reconnected, churned
         }
     }
@@ -50,7 +53,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
         public var groupchatReceived: UInt64
         enum CodingKeys: String, CodingKey {
             case sent, received, lost, duplicated, reordered
-            case groupchatSent = "groupchat_sent", groupchatReceived = "groupchat_received"
+            case groupchatSent = "groupchat_sent"
+            case groupchatReceived = "groupchat_received"
         }
     }
 
@@ -80,8 +84,12 @@ public struct RunSummary: Codable, Sendable, Equatable {
         public var saturated: Bool
         public var saturatedIntervals: Int
         enum CodingKeys: String, CodingKey {
-            case cpuSeconds = "cpu_seconds", peakRSSBytes = "peak_rss_bytes", maxLoopLagMilliseconds = "max_loop_lag_ms"
-            case droppedArrivals = "dropped_arrivals", saturated, saturatedIntervals = "saturated_intervals"
+            case cpuSeconds = "cpu_seconds"
+            case peakRSSBytes = "peak_rss_bytes"
+            case maxLoopLagMilliseconds = "max_loop_lag_ms"
+            case droppedArrivals = "dropped_arrivals"
+            case saturated
+            case saturatedIntervals = "saturated_intervals"
         }
     }
 
@@ -112,37 +120,49 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var verdict: RunOutcome?
 
     enum CodingKeys: String, CodingKey {
-        case runID = "run_id", profile, startedAt = "started_at", endedAt = "ended_at"
-        case durationSeconds = "duration_s", stopReason = "stop_reason", sessions
-        case latencyMilliseconds = "latency_ms", serviceLatencyMilliseconds = "service_latency_ms"
+        case runID = "run_id"
+        case profile
+        case startedAt = "started_at"
+        case endedAt = "ended_at"
+        case durationSeconds = "duration_s"
+        case stopReason = "stop_reason"
+        case sessions
+        case latencyMilliseconds = "latency_ms"
+        case serviceLatencyMilliseconds = "service_latency_ms"
         case messages, bytes, accounts, rooms, stanzas, errors, folded, generator
         case thresholds, findings, verdict
     }
 
     /// Builds the summary from the run's accumulated snapshot and its intervals.
-    public init(runID: String, profile: String, startedAt: Date, endedAt: Date, stopReason: String,
-                total: IntervalSnapshot, healths: [GeneratorHealth], peakConcurrent: Int64, ledger: LedgerCounts) {
+    public init(
+        runID: String, profile: String, startedAt: Date, endedAt: Date, stopReason: String,
+        total: IntervalSnapshot, healths: [GeneratorHealth], peakConcurrent: Int64, ledger: LedgerCounts
+    ) {
         self.runID = runID
         self.profile = profile
         self.startedAt = startedAt
         self.endedAt = endedAt
         durationSeconds = total.end - total.start
         self.stopReason = stopReason
-        sessions = Sessions(started: total.counter(.sessionsStarted), loggedIn: total.counter(.sessionsLoggedIn),
-                            failed: total.counter(.sessionsFailed), completed: total.counter(.sessionsCompleted),
-                            peakConcurrent: peakConcurrent, reconnects: total.counter(.sessionsReconnects),
-                            reconnected: total.counter(.sessionsReconnected), churned: total.counter(.sessionsChurned))
+        sessions = Sessions(
+            started: total.counter(.sessionsStarted), loggedIn: total.counter(.sessionsLoggedIn),
+            failed: total.counter(.sessionsFailed), completed: total.counter(.sessionsCompleted),
+            peakConcurrent: peakConcurrent, reconnects: total.counter(.sessionsReconnects),
+            reconnected: total.counter(.sessionsReconnected), churned: total.counter(.sessionsChurned))
         latencyMilliseconds = total.latency.mapValues(Percentiles.init)
         serviceLatencyMilliseconds = total.serviceLatency.mapValues(Percentiles.init)
-        messages = Messages(sent: total.counter(.messagesSent), received: total.counter(.messagesReceived),
-                            lost: ledger.lost, duplicated: ledger.duplicated, reordered: ledger.reordered,
-                            groupchatSent: total.counter(.groupchatSent), groupchatReceived: total.counter(.groupchatReceived))
+        messages = Messages(
+            sent: total.counter(.messagesSent), received: total.counter(.messagesReceived),
+            lost: ledger.lost, duplicated: ledger.duplicated, reordered: ledger.reordered,
+            groupchatSent: total.counter(.groupchatSent), groupchatReceived: total.counter(.groupchatReceived))
         bytes = Bytes(sent: total.counter(.bytesSent), received: total.counter(.bytesReceived))
         rooms = total.rooms.mapValues { RoomSummary(sent: $0.sent, expected: $0.expected, received: $0.received, completeness: $0.completeness) }
         accounts = Accounts(created: total.counter(.accountsCreated), existed: total.counter(.accountsExisted))
         var stanzas: [String: UInt64] = [:]
-        for counter in Counter.allCases where counter.name.hasPrefix("stanzas_") || counter == .unexpectedStanzas
-            || counter == .pingsAnswered || counter == .subscriptionsAccepted {
+        for counter in Counter.allCases
+        where counter.name.hasPrefix("stanzas_") || counter == .unexpectedStanzas
+            || counter == .pingsAnswered || counter == .subscriptionsAccepted
+        {
             stanzas[counter.name.replacingOccurrences(of: "stanzas_", with: "")] = total.counter(counter)
         }
         self.stanzas = stanzas

@@ -48,14 +48,21 @@ public struct ServerFacts: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case softwareName = "software_name", softwareVersion = "software_version", operatingSystem = "os"
-        case identities, features, streamFeatures = "stream_features", saslMechanism = "sasl_mechanism"
-        case tlsVersion = "tls_version", tlsCipher = "tls_cipher"
+        case softwareName = "software_name"
+        case softwareVersion = "software_version"
+        case operatingSystem = "os"
+        case identities, features
+        case streamFeatures = "stream_features"
+        case saslMechanism = "sasl_mechanism"
+        case tlsVersion = "tls_version"
+        case tlsCipher = "tls_cipher"
     }
 
-    public init(softwareName: String? = nil, softwareVersion: String? = nil, operatingSystem: String? = nil,
-                identities: [Identity]? = nil, features: [String]? = nil, streamFeatures: [StreamFeature]? = nil,
-                saslMechanism: String? = nil, tlsVersion: String? = nil, tlsCipher: String? = nil) {
+    public init(
+        softwareName: String? = nil, softwareVersion: String? = nil, operatingSystem: String? = nil,
+        identities: [Identity]? = nil, features: [String]? = nil, streamFeatures: [StreamFeature]? = nil,
+        saslMechanism: String? = nil, tlsVersion: String? = nil, tlsCipher: String? = nil
+    ) {
         self.softwareName = softwareName
         self.softwareVersion = softwareVersion
         self.operatingSystem = operatingSystem

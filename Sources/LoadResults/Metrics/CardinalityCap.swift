@@ -38,8 +38,10 @@ public enum CardinalityCap {
 
     /// Adds `amount` under `value` in `counts`, folding beyond `cap`; returns whether it was folded.
     @discardableResult
-    public static func add<Value>(_ value: String, _ amount: Value, to counts: inout [String: Value], cap: Int,
-                                  combine: (Value, Value) -> Value) -> Bool {
+    public static func add<Value>(
+        _ value: String, _ amount: Value, to counts: inout [String: Value], cap: Int,
+        combine: (Value, Value) -> Value
+    ) -> Bool {
         let (key, folded) = key(for: value, present: counts[value] != nil, count: counts.count, cap: cap)
         if let existing = counts[key] {
             counts[key] = combine(existing, amount)

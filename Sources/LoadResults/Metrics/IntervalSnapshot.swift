@@ -30,8 +30,11 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
     public var messageEvents = MessageEvents()
 
     enum CodingKeys: String, CodingKey {
-        case start, end, counters, gauges, latency, serviceLatency = "service_latency", errors
-        case loopLag = "loop_lag", health, ledger, rooms, folded
+        case start, end, counters, gauges, latency
+        case serviceLatency = "service_latency"
+        case errors
+        case loopLag = "loop_lag"
+        case health, ledger, rooms, folded
     }
 
     public init(from decoder: any Decoder) throws {
@@ -201,13 +204,20 @@ public struct GeneratorHealth: Sendable, Equatable, Codable {
     public var saturated: Bool
 
     enum CodingKeys: String, CodingKey {
-        case cpuPercent = "cpu_percent", cpuSeconds = "cpu_seconds", rssBytes = "rss_bytes", peakRSSBytes = "peak_rss_bytes"
-        case openFileDescriptors = "open_fds", loopLagP99Milliseconds = "loop_lag_p99_ms"
-        case loopLagMaxMilliseconds = "loop_lag_max_ms", cores, saturated
+        case cpuPercent = "cpu_percent"
+        case cpuSeconds = "cpu_seconds"
+        case rssBytes = "rss_bytes"
+        case peakRSSBytes = "peak_rss_bytes"
+        case openFileDescriptors = "open_fds"
+        case loopLagP99Milliseconds = "loop_lag_p99_ms"
+        case loopLagMaxMilliseconds = "loop_lag_max_ms"
+        case cores, saturated
     }
 
-    public init(cpuPercent: Double, cpuSeconds: Double, rssBytes: UInt64, openFileDescriptors: Int,
-                loopLagP99Milliseconds: Double, loopLagMaxMilliseconds: Double, cores: Int) {
+    public init(
+        cpuPercent: Double, cpuSeconds: Double, rssBytes: UInt64, openFileDescriptors: Int,
+        loopLagP99Milliseconds: Double, loopLagMaxMilliseconds: Double, cores: Int
+    ) {
         self.cpuPercent = cpuPercent
         self.cpuSeconds = cpuSeconds
         self.rssBytes = rssBytes
@@ -229,11 +239,12 @@ public struct GeneratorHealth: Sendable, Equatable, Codable {
     static func combine(_ a: GeneratorHealth?, _ b: GeneratorHealth?) -> GeneratorHealth? {
         guard let a else { return b }
         guard let b else { return a }
-        var result = GeneratorHealth(cpuPercent: a.cpuPercent + b.cpuPercent, cpuSeconds: a.cpuSeconds + b.cpuSeconds,
-                                     rssBytes: a.rssBytes + b.rssBytes, openFileDescriptors: a.openFileDescriptors + b.openFileDescriptors,
-                                     loopLagP99Milliseconds: max(a.loopLagP99Milliseconds, b.loopLagP99Milliseconds),
-                                     loopLagMaxMilliseconds: max(a.loopLagMaxMilliseconds, b.loopLagMaxMilliseconds),
-                                     cores: a.cores + b.cores)
+        var result = GeneratorHealth(
+            cpuPercent: a.cpuPercent + b.cpuPercent, cpuSeconds: a.cpuSeconds + b.cpuSeconds,
+            rssBytes: a.rssBytes + b.rssBytes, openFileDescriptors: a.openFileDescriptors + b.openFileDescriptors,
+            loopLagP99Milliseconds: max(a.loopLagP99Milliseconds, b.loopLagP99Milliseconds),
+            loopLagMaxMilliseconds: max(a.loopLagMaxMilliseconds, b.loopLagMaxMilliseconds),
+            cores: a.cores + b.cores)
         if a.peakRSSBytes != nil || b.peakRSSBytes != nil {
             result.peakRSSBytes = (a.peakRSSBytes ?? a.rssBytes) + (b.peakRSSBytes ?? b.rssBytes)
         }

@@ -13,8 +13,9 @@ public struct LatencyHistogram: Sendable, Equatable {
     private(set) var histogram: Histogram<UInt64>
 
     public init() {
-        histogram = Histogram(lowestDiscernibleValue: 1, highestTrackableValue: Self.highestMicroseconds,
-                              numberOfSignificantValueDigits: .three)
+        histogram = Histogram(
+            lowestDiscernibleValue: 1, highestTrackableValue: Self.highestMicroseconds,
+            numberOfSignificantValueDigits: .three)
     }
 
     /// Records one latency given in nanoseconds.

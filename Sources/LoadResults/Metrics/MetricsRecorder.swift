@@ -51,8 +51,9 @@ public struct MetricsRecorder {
 
     /// The room's key, folded beyond `CardinalityCap.rooms` distinct rooms.
     private mutating func roomKey(_ room: String) -> String {
-        let (key, wasFolded) = CardinalityCap.key(for: room, present: rooms[room] != nil, count: rooms.count,
-                                                  cap: CardinalityCap.rooms)
+        let (key, wasFolded) = CardinalityCap.key(
+            for: room, present: rooms[room] != nil, count: rooms.count,
+            cap: CardinalityCap.rooms)
         if wasFolded { folded[CardinalityCap.roomsFamily, default: 0] += 1 }
         return key
     }

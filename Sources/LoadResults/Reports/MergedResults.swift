@@ -67,18 +67,20 @@ public struct MergedResults: Sendable {
         let peak = summaries.isEmpty ? timeline.peakLive : summaries.reduce(Int64(0)) { $0 + $1.sessions.peakConcurrent }
         var ledger = total.ledger
         if summaries.count == directories.count {
-            ledger = LedgerCounts(lost: summaries.reduce(0) { $0 + $1.messages.lost },
-                                  duplicated: summaries.reduce(0) { $0 + $1.messages.duplicated },
-                                  reordered: summaries.reduce(0) { $0 + $1.messages.reordered })
+            ledger = LedgerCounts(
+                lost: summaries.reduce(0) { $0 + $1.messages.lost },
+                duplicated: summaries.reduce(0) { $0 + $1.messages.duplicated },
+                reordered: summaries.reduce(0) { $0 + $1.messages.reordered })
         }
         let started = manifests.map(\.startedAt).min() ?? Date(timeIntervalSince1970: 0)
         let ended = manifests.compactMap(\.endedAt).max() ?? started.addingTimeInterval(total.end)
         let runIDs = Array(Set(manifests.map(\.runID))).sorted()
-        summary = RunSummary(runID: runIDs.joined(separator: "+"),
-                             profile: Array(Set(manifests.flatMap { $0.profiles.map(\.name) })).sorted().joined(separator: "+"),
-                             startedAt: started, endedAt: ended,
-                             stopReason: summaries.first?.stopReason ?? manifests.first?.stopReason ?? "unknown",
-                             total: total, healths: timeline.healths, peakConcurrent: peak, ledger: ledger)
+        summary = RunSummary(
+            runID: runIDs.joined(separator: "+"),
+            profile: Array(Set(manifests.flatMap { $0.profiles.map(\.name) })).sorted().joined(separator: "+"),
+            startedAt: started, endedAt: ended,
+            stopReason: summaries.first?.stopReason ?? manifests.first?.stopReason ?? "unknown",
+            total: total, healths: timeline.healths, peakConcurrent: peak, ledger: ledger)
         // One run's verdict (thresholds, findings, outcome) survives `report`; merged generators have none yet.
         if directories.count == 1, let only = summaries.first {
             (summary.thresholds, summary.findings, summary.verdict) = (only.thresholds, only.findings, only.verdict)

@@ -14,7 +14,8 @@ public enum ProgressLine {
         let loginP99 = percentiles("login")
         let messageP99 = percentiles(interval.latency["message"] == nil && interval.latency["muc.message"] != nil ? "muc.message" : "message")
         let time = planned.map { String(format: "%5.0fs/%.0fs", elapsed, $0) } ?? String(format: "%5.0fs", elapsed)
-        var text = "\(time)  online \(interval.gauge("sessions_online"))  connecting \(interval.gauge("sessions_connecting"))"
+        var text =
+            "\(time)  online \(interval.gauge("sessions_online"))  connecting \(interval.gauge("sessions_connecting"))"
             + String(format: "  logins/s %.1f  msgs/s %.1f", logins, messages)
             + "  login p50/p99 \(loginP99) ms  msg p50/p99 \(messageP99) ms  errors \(interval.errorCount)"
         if interval.counter(.droppedArrivals) > 0 { text += "  dropped \(interval.counter(.droppedArrivals))" }

@@ -34,37 +34,46 @@ struct SVGChart {
         // in the middle instead of on the axis line.
         let spread = xs.max()! - xs.min()!
         let pad = spread > 1e-9 ? 0 : max(abs(xs.min()!) * 0.5, 0.5)
-        let minX = xs.min()! - pad, maxX = xs.max()! + pad
+        let minX = xs.min()! - pad
+        let maxX = xs.max()! + pad
         let maxY = niceCeiling(all.map(\.y).max() ?? 1)
-        let plotWidth = width - left - right, plotHeight = height - top - bottom
+        let plotWidth = width - left - right
+        let plotHeight = height - top - bottom
         func px(_ x: Double) -> Double { left + (tx(x) - minX) / (maxX - minX) * plotWidth }
         func py(_ y: Double) -> Double { top + plotHeight - (y / maxY) * plotHeight }
 
-        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" role=\"img\">"
+        var svg =
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" role=\"img\">"
         svg += "<text x=\"\(left)\" y=\"18\" class=\"title\">\(escape(title))</text>"
         for i in 0...4 {
             let y = maxY * Double(i) / 4
             svg += "<line x1=\"\(left)\" x2=\"\(width - right)\" y1=\"\(f(py(y)))\" y2=\"\(f(py(y)))\" class=\"grid\"/>"
             svg += "<text x=\"\(left - 6)\" y=\"\(f(py(y) + 4))\" class=\"tick\" text-anchor=\"end\">\(SVGChart.number(y))</text>"
         }
-        let ticks = logX ? [50.0, 90, 99, 99.9, 99.99, 99.999].map { 100 / (100 - $0) }.filter { tx($0) <= maxX + 1e-9 }
+        let ticks =
+            logX
+            ? [50.0, 90, 99, 99.9, 99.99, 99.999].map { 100 / (100 - $0) }.filter { tx($0) <= maxX + 1e-9 }
             : (0...5).map { minX + (maxX - minX) * Double($0) / 5 }
         for tick in ticks {
-            svg += "<text x=\"\(f(px(tick)))\" y=\"\(f(height - bottom + 16))\" class=\"tick\" text-anchor=\"middle\">\(escape(xTickLabel(tick)))</text>"
+            svg +=
+                "<text x=\"\(f(px(tick)))\" y=\"\(f(height - bottom + 16))\" class=\"tick\" text-anchor=\"middle\">\(escape(xTickLabel(tick)))</text>"
         }
         svg += "<line x1=\"\(left)\" x2=\"\(left)\" y1=\"\(top)\" y2=\"\(top + plotHeight)\" class=\"axis\"/>"
         svg += "<line x1=\"\(left)\" x2=\"\(width - right)\" y1=\"\(top + plotHeight)\" y2=\"\(top + plotHeight)\" class=\"axis\"/>"
         svg += "<text x=\"\(f(left + plotWidth / 2))\" y=\"\(f(height - 6))\" class=\"label\" text-anchor=\"middle\">\(escape(xLabel))</text>"
-        svg += "<text x=\"14\" y=\"\(f(top + plotHeight / 2))\" class=\"label\" text-anchor=\"middle\" transform=\"rotate(-90 14 \(f(top + plotHeight / 2)))\">\(escape(yLabel))</text>"
+        svg +=
+            "<text x=\"14\" y=\"\(f(top + plotHeight / 2))\" class=\"label\" text-anchor=\"middle\" transform=\"rotate(-90 14 \(f(top + plotHeight / 2)))\">\(escape(yLabel))</text>"
         var legendX = left
         for entry in series where !entry.points.isEmpty {
-            let d = entry.points.enumerated().map { index, point in "\(index == 0 ? "M" : "L")\(f(px(point.x))),\(f(py(point.y)))" }.joined(separator: " ")
+            let d = entry.points.enumerated().map { index, point in "\(index == 0 ? "M" : "L")\(f(px(point.x))),\(f(py(point.y)))" }.joined(
+                separator: " ")
             svg += "<path d=\"\(d)\" stroke=\"\(entry.color)\" class=\"series\"/>"
             // A line needs two points: a series with one gets a visible marker.
             if entry.points.count == 1, let point = entry.points.first {
                 svg += "<circle cx=\"\(f(px(point.x)))\" cy=\"\(f(py(point.y)))\" r=\"4\" fill=\"\(entry.color)\" class=\"point\"/>"
             }
-            svg += "<rect x=\"\(f(legendX))\" y=\"24\" width=\"10\" height=\"10\" fill=\"\(entry.color)\"/><text x=\"\(f(legendX + 14))\" y=\"33\" class=\"legend\">\(escape(entry.name))</text>"
+            svg +=
+                "<rect x=\"\(f(legendX))\" y=\"24\" width=\"10\" height=\"10\" fill=\"\(entry.color)\"/><text x=\"\(f(legendX + 14))\" y=\"33\" class=\"legend\">\(escape(entry.name))</text>"
             legendX += 14 + Double(entry.name.count) * 7 + 16
         }
         return svg + "</svg>"
@@ -80,7 +89,8 @@ struct SVGChart {
         for (index, segment) in segments.enumerated() {
             let w = segment.value / total * barWidth
             let color = colors[index % colors.count]
-            svg += "<path d=\"M\(f(x)),28 h\(f(max(w, 0.5))) v26 h\(f(-max(w, 0.5))) Z\" fill=\"\(color)\"><title>\(escape(segment.name)): \(number(segment.value)) ms</title></path>"
+            svg +=
+                "<path d=\"M\(f(x)),28 h\(f(max(w, 0.5))) v26 h\(f(-max(w, 0.5))) Z\" fill=\"\(color)\"><title>\(escape(segment.name)): \(number(segment.value)) ms</title></path>"
             svg += "<rect x=\"\(f(8 + Double(index) * 118))\" y=\"66\" width=\"10\" height=\"10\" fill=\"\(color)\"/>"
             svg += "<text x=\"\(f(22 + Double(index) * 118))\" y=\"75\" class=\"legend\">\(escape(segment.name)) \(number(segment.value))</text>"
             x += w

@@ -4,40 +4,49 @@ import Foundation
 /// percentiles per metric with the login phase breakdown, messages, bytes, errors, generator health.
 public enum TextReport {
     /// Login phases in the order they happen, for the breakdown table.
-    public static let loginPhases = ["login.connect", "login.tls", "login.features", "login.register", "login.sasl",
-                                     "login.bind", "login.session"]
+    public static let loginPhases = [
+        "login.connect", "login.tls", "login.features", "login.register", "login.sasl",
+        "login.bind", "login.session",
+    ]
 
     public static func render(_ summary: RunSummary) -> String {
         var out = ""
         func line(_ text: String = "") { out += text + "\n" }
         line("xmppload run \(summary.runID) — \(summary.profile) — \(String(format: "%.1f", summary.durationSeconds)) s (\(summary.stopReason))")
         let s = summary.sessions
-        line("sessions   started \(s.started)  logged in \(s.loggedIn)  failed \(s.failed)  completed \(s.completed)  peak concurrent \(s.peakConcurrent)"
-             + ((s.reconnects ?? 0) > 0 ? "  reconnects \(s.reconnects ?? 0) (logged in again \(s.reconnected ?? 0))" : "")
-             + ((s.churned ?? 0) > 0 ? "  churned \(s.churned ?? 0)" : ""))
+        line(
+            "sessions   started \(s.started)  logged in \(s.loggedIn)  failed \(s.failed)  completed \(s.completed)  peak concurrent \(s.peakConcurrent)"
+                + ((s.reconnects ?? 0) > 0 ? "  reconnects \(s.reconnects ?? 0) (logged in again \(s.reconnected ?? 0))" : "")
+                + ((s.churned ?? 0) > 0 ? "  churned \(s.churned ?? 0)" : ""))
         let m = summary.messages
-        line("messages   sent \(m.sent)  received \(m.received)  lost \(m.lost)  duplicated \(m.duplicated)  reordered \(m.reordered)"
-             + (m.groupchatSent > 0 ? "  groupchat sent \(m.groupchatSent) received \(m.groupchatReceived)" : ""))
+        line(
+            "messages   sent \(m.sent)  received \(m.received)  lost \(m.lost)  duplicated \(m.duplicated)  reordered \(m.reordered)"
+                + (m.groupchatSent > 0 ? "  groupchat sent \(m.groupchatSent) received \(m.groupchatReceived)" : ""))
         line("bytes      sent \(formatBytes(summary.bytes.sent))  received \(formatBytes(summary.bytes.received)) (on the wire)")
         line()
         line("latency (ms, from the intended start; service time in brackets = from the actual send)")
-        line(pad("metric", 22) + pad("count", 9, right: true) + pad("p50", 11, right: true) + pad("p90", 11, right: true)
-             + pad("p99", 11, right: true) + pad("p99.9", 11, right: true) + pad("max", 11, right: true) + "   service p99")
+        line(
+            pad("metric", 22) + pad("count", 9, right: true) + pad("p50", 11, right: true) + pad("p90", 11, right: true)
+                + pad("p99", 11, right: true) + pad("p99.9", 11, right: true) + pad("max", 11, right: true) + "   service p99")
         let ordered = orderedMetrics(Array(summary.latencyMilliseconds.keys))
         for name in ordered {
             guard let p = summary.latencyMilliseconds[name] else { continue }
             let service = summary.serviceLatencyMilliseconds[name].map { "[\(formatMs($0.p99))]" } ?? ""
             let label = name.hasPrefix("login.") ? "  " + name : name
-            line(pad(label, 22) + pad(String(p.count), 9, right: true) + pad(formatMs(p.p50), 11, right: true)
-                 + pad(formatMs(p.p90), 11, right: true) + pad(formatMs(p.p99), 11, right: true)
-                 + pad(formatMs(p.p999), 11, right: true) + pad(formatMs(p.max), 11, right: true) + "   " + service)
+            line(
+                pad(label, 22) + pad(String(p.count), 9, right: true) + pad(formatMs(p.p50), 11, right: true)
+                    + pad(formatMs(p.p90), 11, right: true) + pad(formatMs(p.p99), 11, right: true)
+                    + pad(formatMs(p.p999), 11, right: true) + pad(formatMs(p.max), 11, right: true) + "   " + service)
         }
         if !summary.rooms.isEmpty {
             let fanout = summary.rooms.values
-            let expected = fanout.reduce(0) { $0 + $1.expected }, received = fanout.reduce(0) { $0 + $1.received }
+            let expected = fanout.reduce(0) { $0 + $1.expected }
+            let received = fanout.reduce(0) { $0 + $1.received }
             let worst = summary.rooms.min { ($0.value.completeness, $0.key) < ($1.value.completeness, $1.key) }!
             line()
-            line("group chat \(summary.rooms.count) rooms: receipts \(received) of \(expected) expected (\(String(format: "%.2f", expected == 0 ? 100 : Double(received) / Double(expected) * 100)) %); least complete \(worst.key) \(String(format: "%.2f", worst.value.completeness * 100)) %")
+            line(
+                "group chat \(summary.rooms.count) rooms: receipts \(received) of \(expected) expected (\(String(format: "%.2f", expected == 0 ? 100 : Double(received) / Double(expected) * 100)) %); least complete \(worst.key) \(String(format: "%.2f", worst.value.completeness * 100)) %"
+            )
         }
         if !summary.errors.isEmpty {
             line()
@@ -48,9 +57,13 @@ public enum TextReport {
         }
         let g = summary.generator
         line()
-        line("generator  cpu \(String(format: "%.1f", g.cpuSeconds)) s  peak rss \(formatBytes(g.peakRSSBytes))  max loop lag \(formatMs(g.maxLoopLagMilliseconds)) ms  dropped arrivals \(g.droppedArrivals)")
+        line(
+            "generator  cpu \(String(format: "%.1f", g.cpuSeconds)) s  peak rss \(formatBytes(g.peakRSSBytes))  max loop lag \(formatMs(g.maxLoopLagMilliseconds)) ms  dropped arrivals \(g.droppedArrivals)"
+        )
         if g.saturated {
-            line("WARNING: the generator saturated in \(g.saturatedIntervals) interval(s) (loop lag p99 > \(Int(GeneratorHealth.lagLimitMilliseconds)) ms or CPU > \(Int(GeneratorHealth.cpuLimitFraction * 100)) %):")
+            line(
+                "WARNING: the generator saturated in \(g.saturatedIntervals) interval(s) (loop lag p99 > \(Int(GeneratorHealth.lagLimitMilliseconds)) ms or CPU > \(Int(GeneratorHealth.cpuLimitFraction * 100)) %):"
+            )
             line("         those latencies measure the generator, not the server.")
         }
         // Verdict: the run's own outcome, thresholds and trend findings (RunSummary+Verdict).

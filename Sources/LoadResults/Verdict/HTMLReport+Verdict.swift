@@ -12,17 +12,20 @@ extension HTMLReport {
             for result in thresholds {
                 let color = result.status == .fail ? "#dc2626" : result.status == .pass ? "#16a34a" : "#64748b"
                 let window = result.worstWindow.map { "\(Int($0.start))–\(Int($0.end)) of \(result.windows ?? 0)" } ?? ""
-                html += "<tr><td>\(esc(result.threshold))</td><td>\(esc(result.value.map { result.unit.format($0) } ?? "–"))</td>"
+                html +=
+                    "<tr><td>\(esc(result.threshold))</td><td>\(esc(result.value.map { result.unit.format($0) } ?? "–"))</td>"
                     + "<td>\(esc(window))</td><td style=\"color:\(color)\"><b>\(esc(result.status.rawValue))</b>"
                     + "\(result.note.map { " <span class=\"empty\">\(esc($0))</span>" } ?? "")</td></tr>"
             }
             html += "</table>"
         }
         if let findings = summary.findings, !findings.isEmpty {
-            html += "<table><tr><th>trend (after warm-up)</th><th>mean</th><th>slope per hour</th><th>95 % CI per hour</th><th>relative</th><th>drifting up</th></tr>"
+            html +=
+                "<table><tr><th>trend (after warm-up)</th><th>mean</th><th>slope per hour</th><th>95 % CI per hour</th><th>relative</th><th>drifting up</th></tr>"
             for finding in findings {
                 let unit = finding.unit
-                html += "<tr><td>\(esc(finding.metric))</td><td>\(esc(unit.format(finding.mean)))</td><td>\(esc(unit.format(finding.slopePerHour)))</td>"
+                html +=
+                    "<tr><td>\(esc(finding.metric))</td><td>\(esc(unit.format(finding.mean)))</td><td>\(esc(unit.format(finding.slopePerHour)))</td>"
                     + "<td>\(esc(unit.format(finding.slopeLowPerHour))) … \(esc(unit.format(finding.slopeHighPerHour)))</td>"
                     + "<td>\(esc(finding.relativePerHour.map { VerdictUnit.fractionPerHour.format($0) } ?? "–"))</td>"
                     + "<td>\(finding.driftingUp ? "<b style=\"color:#dc2626\">yes</b>" : "no")</td></tr>"

@@ -18,8 +18,13 @@ public struct TrendFinding: Sendable, Equatable, Codable {
     public var driftingUp: Bool
 
     enum CodingKeys: String, CodingKey {
-        case metric, unit, intervals, mean, slopePerHour = "slope_per_h", slopeLowPerHour = "slope_low_per_h"
-        case slopeHighPerHour = "slope_high_per_h", relativePerHour = "relative_per_h", significant, driftingUp = "drifting_up"
+        case metric, unit, intervals, mean
+        case slopePerHour = "slope_per_h"
+        case slopeLowPerHour = "slope_low_per_h"
+        case slopeHighPerHour = "slope_high_per_h"
+        case relativePerHour = "relative_per_h"
+        case significant
+        case driftingUp = "drifting_up"
     }
 
     public init(metric: String, unit: VerdictUnit, line: TrendLine) {

@@ -21,7 +21,10 @@ public struct Verdict: Sendable, Equatable, Codable {
 /// One threshold's result. `value` is in `unit` (nil when nothing was measured: no samples, no target).
 public struct ThresholdResult: Sendable, Equatable, Codable {
     /// Pass, fail, or nothing to judge (no samples after the warm-up; such a rule does not fail).
-    public enum Status: String, Sendable, Codable { case pass, fail, noData = "no-data" }
+    public enum Status: String, Sendable, Codable {
+        case pass, fail
+        case noData = "no-data"
+    }
 
     /// The worst window of an `over` rule.
     public struct Window: Sendable, Equatable, Codable {
@@ -43,7 +46,9 @@ public struct ThresholdResult: Sendable, Equatable, Codable {
     public var note: String?
 
     enum CodingKeys: String, CodingKey {
-        case threshold, status, value, unit, worstWindow = "worst_window", windows, note
+        case threshold, status, value, unit
+        case worstWindow = "worst_window"
+        case windows, note
     }
 
     /// `login.p99 < 800ms   812 ms   FAIL (worst 10m window 1200–1800 s)`.

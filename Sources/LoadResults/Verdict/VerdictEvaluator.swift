@@ -123,8 +123,9 @@ public struct VerdictEvaluator: Sendable {
     }
 
     private func result(index: Int, rule: VerdictRule, final: Bool, finalLost: UInt64) -> ThresholdResult {
-        var result = ThresholdResult(threshold: rule.text, status: .noData, value: nil, unit: rule.unit, worstWindow: nil,
-                                     windows: nil, note: nil)
+        var result = ThresholdResult(
+            threshold: rule.text, status: .noData, value: nil, unit: rule.unit, worstWindow: nil,
+            windows: nil, note: nil)
         if rule.isTrend {
             guard let line = trendLine(rule.measure) else {
                 result.note = "fewer than 3 intervals after the warm-up"
@@ -136,7 +137,8 @@ public struct VerdictEvaluator: Sendable {
             }
             // Judged on the 95 % confidence interval, so noise does not fail a soak: `<` fails only
             // when even the interval's low end breaks the bound, `>` when even its high end does.
-            let low = (line.slope - line.slopeMargin) / abs(line.meanY), high = (line.slope + line.slopeMargin) / abs(line.meanY)
+            let low = (line.slope - line.slopeMargin) / abs(line.meanY)
+            let high = (line.slope + line.slopeMargin) / abs(line.meanY)
             let judged: Double
             switch rule.comparison {
             case .less, .lessOrEqual: judged = low
@@ -145,7 +147,8 @@ public struct VerdictEvaluator: Sendable {
             }
             result.value = relative
             result.status = rule.passes(judged) ? .pass : .fail
-            result.note = "95 % CI \(VerdictUnit.fractionPerHour.format(low)) … \(VerdictUnit.fractionPerHour.format(high)) over \(line.count) intervals"
+            result.note =
+                "95 % CI \(VerdictUnit.fractionPerHour.format(low)) … \(VerdictUnit.fractionPerHour.format(high)) over \(line.count) intervals"
             return result
         }
         if let length = rule.window, var state = windows[length] {
@@ -167,8 +170,9 @@ public struct VerdictEvaluator: Sendable {
             result.status = rule.passes(worst.value) ? .pass : .fail
             return result
         }
-        let measured = whole.value(of: rule.measure, rule: rule.unit, targetSessions: targetSessions,
-                                   extraLost: final ? finalLost : 0)
+        let measured = whole.value(
+            of: rule.measure, rule: rule.unit, targetSessions: targetSessions,
+            extraLost: final ? finalLost : 0)
         result.value = measured.value
         result.note = measured.note
         if let value = measured.value { result.status = rule.passes(value) ? .pass : .fail }
@@ -194,21 +198,26 @@ public struct VerdictEvaluator: Sendable {
         let loggedIn = total.counter(.sessionsLoggedIn)
         let errorText = Self.topErrors(total.errors)
         if started == 0 {
-            return RunOutcome(kind: .noSessionStarted, reason: "no session was started"
-                              + (total.counter(.droppedArrivals) > 0 ? " (\(total.counter(.droppedArrivals)) arrivals dropped)" : ""))
+            return RunOutcome(
+                kind: .noSessionStarted,
+                reason: "no session was started"
+                    + (total.counter(.droppedArrivals) > 0 ? " (\(total.counter(.droppedArrivals)) arrivals dropped)" : ""))
         }
         let onlyUnreachable = { (errors: [String: UInt64]) in
             !errors.isEmpty && errors.keys.allSatisfy { RunOutcome.unreachableKinds.contains($0) }
         }
         if loggedIn == 0 {
             if onlyUnreachable(total.errors) {
-                return RunOutcome(kind: .serverUnreachable, reason: "the server was unreachable: none of \(started) sessions could connect (\(errorText))")
+                return RunOutcome(
+                    kind: .serverUnreachable, reason: "the server was unreachable: none of \(started) sessions could connect (\(errorText))")
             }
-            return RunOutcome(kind: .noSessionLoggedIn, reason: "no session logged in: \(started) started" + (errorText.isEmpty ? "" : " (\(errorText))"))
+            return RunOutcome(
+                kind: .noSessionLoggedIn, reason: "no session logged in: \(started) started" + (errorText.isEmpty ? "" : " (\(errorText))"))
         }
         if let first = firstActivity, first.counter(.sessionsLoggedIn) == 0, onlyUnreachable(first.errors) {
-            return RunOutcome(kind: .serverUnreachable,
-                              reason: "the server was unreachable at start: the first interval's sessions could not connect (\(Self.topErrors(first.errors)))")
+            return RunOutcome(
+                kind: .serverUnreachable,
+                reason: "the server was unreachable at start: the first interval's sessions could not connect (\(Self.topErrors(first.errors)))")
         }
         if let reason = StopReason(rawValue: stopReason), !reason.ranAsPlanned {
             return RunOutcome(kind: .cutShort, reason: "the run was cut short (\(reason.rawValue)); \(loggedIn) sessions logged in")

@@ -17,8 +17,10 @@ public struct VerdictRule: Sendable, Equatable {
     /// The rule as written.
     public var text: String
 
-    public init(measure: VerdictMeasure, comparison: VerdictComparison, bound: Double, unit: VerdictUnit,
-                window: Double? = nil, isTrend: Bool = false, text: String) {
+    public init(
+        measure: VerdictMeasure, comparison: VerdictComparison, bound: Double, unit: VerdictUnit,
+        window: Double? = nil, isTrend: Bool = false, text: String
+    ) {
         self.measure = measure
         self.comparison = comparison
         self.bound = bound
@@ -75,7 +77,12 @@ public enum VerdictMeasure: Sendable, Hashable, CustomStringConvertible {
 
 /// A rule's comparison; raw values are the operators as written.
 public enum VerdictComparison: String, Sendable, CaseIterable {
-    case less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=", equal = "==", notEqual = "!="
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+    case equal = "=="
+    case notEqual = "!="
 
     public func holds(_ value: Double, _ bound: Double) -> Bool {
         switch self {
@@ -101,7 +108,11 @@ public enum VerdictComparison: String, Sendable, CaseIterable {
 
 /// The canonical unit of a rule's bound and value; raw values are what results files show.
 public enum VerdictUnit: String, Sendable, Codable, CaseIterable {
-    case milliseconds = "ms", count, fraction, perSecond = "per_s", bytes, fractionPerHour = "fraction_per_h"
+    case milliseconds = "ms"
+    case count, fraction
+    case perSecond = "per_s"
+    case bytes
+    case fractionPerHour = "fraction_per_h"
 
     /// `812 ms`, `0.05 %`, `3`, `512.0 MB`, `12.3/s`, `3.1 %/h`.
     public func format(_ value: Double) -> String {

@@ -30,8 +30,10 @@ struct VerdictSpan: Sendable {
     }
 
     /// The measure's value over this span, or nil and why not.
-    func value(of measure: VerdictMeasure, rule unit: VerdictUnit? = nil, targetSessions: Int?,
-               extraLost: UInt64 = 0) -> (value: Double?, note: String?) {
+    func value(
+        of measure: VerdictMeasure, rule unit: VerdictUnit? = nil, targetSessions: Int?,
+        extraLost: UInt64 = 0
+    ) -> (value: Double?, note: String?) {
         switch measure {
         case .latencyPercentile(let metric, let percentile, _):
             guard let histogram = total.latency[metric], histogram.count > 0 else { return (nil, "no \(metric) samples") }

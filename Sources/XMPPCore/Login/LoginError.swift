@@ -78,7 +78,9 @@ public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
         case .sasl(_, let detail): return "SASL: \(detail)"
         case .noCommonMechanism(let offered):
             return "no usable SASL mechanism among those offered: \(offered.joined(separator: ", "))"
-        case .tlsRequiredButNotOffered: return "STARTTLS is required (--tls starttls) but the server does not offer it; nothing was sent in cleartext (use --tls none to allow a plaintext login)"
+        case .tlsRequiredButNotOffered:
+            return
+                "STARTTLS is required (--tls starttls) but the server does not offer it; nothing was sent in cleartext (use --tls none to allow a plaintext login)"
         case .tlsRefused: return "the server refused STARTTLS"
         case .bindFailed(let condition): return "resource bind failed: <\(condition)/>"
         case .sessionFailed(let condition): return "session establishment failed: <\(condition)/>"

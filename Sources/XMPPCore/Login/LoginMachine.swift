@@ -36,9 +36,11 @@ public struct LoginMachine {
         /// `keyDerived(_:)`) instead of running PBKDF2 inside `received(_:)`.
         public var deriveKeysElsewhere: Bool
 
-        public init(domain: String, username: String, password: String, resource: String,
-                    tls: TLSPolicy = .startTLS, mechanism: SASLMechanism? = nil, register: Bool = false,
-                    maxSCRAMIterations: Int = SCRAMClient.defaultMaxIterations, deriveKeysElsewhere: Bool = false) {
+        public init(
+            domain: String, username: String, password: String, resource: String,
+            tls: TLSPolicy = .startTLS, mechanism: SASLMechanism? = nil, register: Bool = false,
+            maxSCRAMIterations: Int = SCRAMClient.defaultMaxIterations, deriveKeysElsewhere: Bool = false
+        ) {
             self.maxSCRAMIterations = maxSCRAMIterations
             self.deriveKeysElsewhere = deriveKeysElsewhere
             self.domain = domain
@@ -209,7 +211,8 @@ public struct LoginMachine {
         switch stage {
         case .initial, .afterTLS:
             if stage == .initial, configuration.tls == .startTLS,
-               features.firstChild(named: "starttls", namespace: XMPPNamespace.tls) != nil {
+                features.firstChild(named: "starttls", namespace: XMPPNamespace.tls) != nil
+            {
                 state = .awaitingProceed
                 return [.enterPhase(.tls), .send(XMLElement("starttls", namespace: XMPPNamespace.tls))]
             }
@@ -218,7 +221,8 @@ public struct LoginMachine {
             if stage == .initial, configuration.tls == .startTLS {
                 return finish(.tlsRequiredButNotOffered)
             }
-            let offered = features.firstChild(named: "mechanisms", namespace: XMPPNamespace.sasl)?
+            let offered =
+                features.firstChild(named: "mechanisms", namespace: XMPPNamespace.sasl)?
                 .children(named: "mechanism", namespace: XMPPNamespace.sasl).map(\.text) ?? []
             if configuration.register {
                 guard features.firstChild(named: "register", namespace: XMPPNamespace.registerFeature) != nil else {
@@ -227,10 +231,12 @@ public struct LoginMachine {
                 pendingMechanisms = offered
                 let id = "reg1"
                 state = .awaitingRegistration(id: id)
-                let query = XMLElement("query", namespace: XMPPNamespace.register, children: [
-                    .element(Stanza.textElement("username", configuration.username, namespace: XMPPNamespace.register)),
-                    .element(Stanza.textElement("password", configuration.password, namespace: XMPPNamespace.register)),
-                ])
+                let query = XMLElement(
+                    "query", namespace: XMPPNamespace.register,
+                    children: [
+                        .element(Stanza.textElement("username", configuration.username, namespace: XMPPNamespace.register)),
+                        .element(Stanza.textElement("password", configuration.password, namespace: XMPPNamespace.register)),
+                    ])
                 return [.enterPhase(.register), .send(Stanza.iq(type: "set", id: id, child: query))]
             }
             return beginSASL(offered: offered)
@@ -243,9 +249,11 @@ public struct LoginMachine {
             let sessionRequired = session != nil && session?.firstChild(named: "optional", namespace: nil) == nil
             let id = "bind1"
             state = .awaitingBind(id: id, sessionRequired: sessionRequired)
-            let bind = XMLElement("bind", namespace: XMPPNamespace.bind, children: [
-                .element(Stanza.textElement("resource", configuration.resource, namespace: XMPPNamespace.bind)),
-            ])
+            let bind = XMLElement(
+                "bind", namespace: XMPPNamespace.bind,
+                children: [
+                    .element(Stanza.textElement("resource", configuration.resource, namespace: XMPPNamespace.bind))
+                ])
             return [.send(Stanza.iq(type: "set", id: id, child: bind))]
         }
     }
@@ -260,9 +268,10 @@ public struct LoginMachine {
         let initialResponse: [UInt8]
         switch mechanism.scramAlgorithm {
         case .some(let algorithm):
-            let client = SCRAMClient(algorithm: algorithm, username: configuration.username,
-                                     password: configuration.password, cache: keyCache,
-                                     maxIterations: configuration.maxSCRAMIterations)
+            let client = SCRAMClient(
+                algorithm: algorithm, username: configuration.username,
+                password: configuration.password, cache: keyCache,
+                maxIterations: configuration.maxSCRAMIterations)
             initialResponse = client.clientFirstMessage()
             state = .authenticating(.scram(client, sentFinal: false))
         case .none:
@@ -274,9 +283,10 @@ public struct LoginMachine {
             }
             state = .authenticating(.simple)
         }
-        let auth = XMLElement("auth", namespace: XMPPNamespace.sasl,
-                              attributes: [XMLAttribute("mechanism", mechanism.name)],
-                              children: [.text(Self.base64(initialResponse))])
+        let auth = XMLElement(
+            "auth", namespace: XMPPNamespace.sasl,
+            attributes: [XMLAttribute("mechanism", mechanism.name)],
+            children: [.text(Self.base64(initialResponse))])
         return [.enterPhase(.sasl), .send(auth)]
     }
 

@@ -9,9 +9,10 @@ enum CryptoPrimitives {
             salt.withUnsafeBufferPointer { saltBytes in
                 out.withUnsafeMutableBufferPointer { outBytes in
                     passwordBytes.withMemoryRebound(to: CChar.self) { passwordChars in
-                        PKCS5_PBKDF2_HMAC(passwordChars.baseAddress, Int32(passwordBytes.count),
-                                          saltBytes.baseAddress, Int32(saltBytes.count), Int32(iterations),
-                                          algorithm.evp, Int32(outBytes.count), outBytes.baseAddress)
+                        PKCS5_PBKDF2_HMAC(
+                            passwordChars.baseAddress, Int32(passwordBytes.count),
+                            saltBytes.baseAddress, Int32(saltBytes.count), Int32(iterations),
+                            algorithm.evp, Int32(outBytes.count), outBytes.baseAddress)
                     }
                 }
             }
@@ -25,8 +26,9 @@ enum CryptoPrimitives {
         var length: UInt32 = 0
         key.withUnsafeBufferPointer { keyBytes in
             data.withUnsafeBufferPointer { dataBytes in
-                _ = HMAC(algorithm.evp, keyBytes.baseAddress, Int32(keyBytes.count),
-                         dataBytes.baseAddress, dataBytes.count, &out, &length)
+                _ = HMAC(
+                    algorithm.evp, keyBytes.baseAddress, Int32(keyBytes.count),
+                    dataBytes.baseAddress, dataBytes.count, &out, &length)
             }
         }
         return Array(out.prefix(Int(length)))

@@ -34,9 +34,11 @@ public struct SCRAMClient {
     /// Iteration counts above this are refused with `sasl-iteration-count`.
     public let maxIterations: Int
 
-    public init(algorithm: SCRAMAlgorithm, username: String, password: String, clientNonce: String? = nil,
-                authorizationIdentity: String? = nil, cache: SCRAMKeyCache? = nil,
-                maxIterations: Int = SCRAMClient.defaultMaxIterations) {
+    public init(
+        algorithm: SCRAMAlgorithm, username: String, password: String, clientNonce: String? = nil,
+        authorizationIdentity: String? = nil, cache: SCRAMKeyCache? = nil,
+        maxIterations: Int = SCRAMClient.defaultMaxIterations
+    ) {
         self.maxIterations = min(max(1, maxIterations), Self.iterationCeiling)
         self.algorithm = algorithm
         self.username = username
@@ -80,8 +82,8 @@ public struct SCRAMClient {
         // RFC 5802 §7: server-first-message = nonce "," salt "," iteration-count ["," extensions]
         let keys = attributes.pairs.prefix(3).map(\.key)
         guard keys == [UInt8(ascii: "r"), UInt8(ascii: "s"), UInt8(ascii: "i")],
-              let nonce = attributes.value("r"), let saltText = attributes.value("s"),
-              let iterationText = attributes.value("i")
+            let nonce = attributes.value("r"), let saltText = attributes.value("s"),
+            let iterationText = attributes.value("i")
         else {
             throw .malformed("server-first is not r=…,s=…,i=…")
         }
@@ -91,8 +93,8 @@ public struct SCRAMClient {
             throw .malformed("salt is not base64")
         }
         guard !iterationText.isEmpty, iterationText.utf8.count <= 10,
-              iterationText.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let iterations = Int(iterationText), iterations >= 1, iterations <= maxIterations
+            iterationText.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            let iterations = Int(iterationText), iterations >= 1, iterations <= maxIterations
         else {
             throw .iterationCount(Self.bounded(iterationText), limit: maxIterations)
         }

@@ -21,8 +21,9 @@ public struct SCRAMKeyRequest: Sendable, Hashable, CustomStringConvertible {
     public func derive() throws(SASLError) -> SCRAMKeys {
         let salted = try CryptoPrimitives.pbkdf2(algorithm, password: password, salt: salt, iterations: iterations)
         let clientKey = CryptoPrimitives.hmac(algorithm, key: salted, data: Array("Client Key".utf8))
-        return SCRAMKeys(clientKey: clientKey, storedKey: CryptoPrimitives.hash(algorithm, clientKey),
-                         serverKey: CryptoPrimitives.hmac(algorithm, key: salted, data: Array("Server Key".utf8)))
+        return SCRAMKeys(
+            clientKey: clientKey, storedKey: CryptoPrimitives.hash(algorithm, clientKey),
+            serverKey: CryptoPrimitives.hmac(algorithm, key: salted, data: Array("Server Key".utf8)))
     }
 
     /// No password: `SCRAM-SHA-1, i=4096, 16-byte salt`.

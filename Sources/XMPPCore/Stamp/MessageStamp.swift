@@ -23,24 +23,27 @@ public struct MessageStamp: Sendable, Hashable {
 
     /// The element to put inside the message.
     public var element: XMLElement {
-        XMLElement("stamp", namespace: XMPPNamespace.stamp, attributes: [
-            XMLAttribute("r", runID),
-            XMLAttribute("s", String(sender)),
-            XMLAttribute("q", String(sequence)),
-            XMLAttribute("t", String(sentNanos)),
-            XMLAttribute("i", String(intendedNanos)),
-        ])
+        XMLElement(
+            "stamp", namespace: XMPPNamespace.stamp,
+            attributes: [
+                XMLAttribute("r", runID),
+                XMLAttribute("s", String(sender)),
+                XMLAttribute("q", String(sequence)),
+                XMLAttribute("t", String(sentNanos)),
+                XMLAttribute("i", String(intendedNanos)),
+            ])
     }
 
     /// The stamp inside `message`, or nil when it has none or it is malformed.
     public init?(in message: XMLElement) {
         guard let stamp = message.firstChild(named: "stamp", namespace: XMPPNamespace.stamp),
-              let runID = stamp.attribute("r"),
-              let sender = stamp.attribute("s").flatMap(UInt32.init),
-              let sequence = stamp.attribute("q").flatMap(UInt32.init),
-              let sent = stamp.attribute("t").flatMap(UInt64.init)
+            let runID = stamp.attribute("r"),
+            let sender = stamp.attribute("s").flatMap(UInt32.init),
+            let sequence = stamp.attribute("q").flatMap(UInt32.init),
+            let sent = stamp.attribute("t").flatMap(UInt64.init)
         else { return nil }
-        self.init(runID: runID, sender: sender, sequence: sequence, sentNanos: sent,
-                  intendedNanos: stamp.attribute("i").flatMap(UInt64.init) ?? sent)
+        self.init(
+            runID: runID, sender: sender, sequence: sequence, sentNanos: sent,
+            intendedNanos: stamp.attribute("i").flatMap(UInt64.init) ?? sent)
     }
 }

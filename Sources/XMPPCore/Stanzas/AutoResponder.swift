@@ -47,7 +47,7 @@ extension AutoResponder.Reaction {
     public var reply: XMLElement? {
         switch self {
         case .answerPing(let reply), .acknowledgeRosterPush(let reply), .acceptSubscription(let reply),
-             .rejectRequest(let reply):
+            .rejectRequest(let reply):
             return reply
         case .ignore:
             return nil

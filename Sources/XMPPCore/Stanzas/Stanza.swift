@@ -6,7 +6,8 @@
 public enum Stanza {
     /// The opening stream header a client sends (RFC 6120 §4.7), with an XML declaration.
     public static func streamHeader(to domain: String) -> [UInt8] {
-        var bytes: [UInt8] = Array("<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' version='1.0' to='".utf8)
+        var bytes: [UInt8] = Array(
+            "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' version='1.0' to='".utf8)
         XMLEscaping.appendAttributeValue(domain, to: &bytes)
         bytes.append(contentsOf: "'>".utf8)
         return bytes
@@ -19,8 +20,9 @@ public enum Stanza {
     public static func iq(type: String, id: String, to: String? = nil, child: XMLElement? = nil) -> XMLElement {
         var attributes = [XMLAttribute("type", type), XMLAttribute("id", id)]
         if let to { attributes.append(XMLAttribute("to", to)) }
-        return XMLElement("iq", namespace: XMPPNamespace.client, attributes: attributes,
-                          children: child.map { [.element($0)] } ?? [])
+        return XMLElement(
+            "iq", namespace: XMPPNamespace.client, attributes: attributes,
+            children: child.map { [.element($0)] } ?? [])
     }
 
     /// An iq `result` answering `request` (same id, addressed to its sender).
@@ -29,18 +31,23 @@ public enum Stanza {
     }
 
     /// An iq `error` answering `request` with a defined stanza error condition (RFC 6120 §8.3.3).
-    public static func iqError(answering request: XMLElement, condition: String = "service-unavailable",
-                               type errorType: String = "cancel") -> XMLElement {
-        let error = XMLElement("error", namespace: XMPPNamespace.client,
-                               attributes: [XMLAttribute("type", errorType)],
-                               children: [.element(XMLElement(condition, namespace: XMPPNamespace.stanzas))])
+    public static func iqError(
+        answering request: XMLElement, condition: String = "service-unavailable",
+        type errorType: String = "cancel"
+    ) -> XMLElement {
+        let error = XMLElement(
+            "error", namespace: XMPPNamespace.client,
+            attributes: [XMLAttribute("type", errorType)],
+            children: [.element(XMLElement(condition, namespace: XMPPNamespace.stanzas))])
         return iq(type: "error", id: request.attribute("id") ?? "", to: request.attribute("from"), child: error)
     }
 
     /// `<presence [to] [type]>` with optional show, status and priority children.
-    public static func presence(to: String? = nil, type: String? = nil, show: String? = nil,
-                                status: String? = nil, priority: Int? = nil,
-                                extra: [XMLElement] = []) -> XMLElement {
+    public static func presence(
+        to: String? = nil, type: String? = nil, show: String? = nil,
+        status: String? = nil, priority: Int? = nil,
+        extra: [XMLElement] = []
+    ) -> XMLElement {
         var attributes: [XMLAttribute] = []
         if let to { attributes.append(XMLAttribute("to", to)) }
         if let type { attributes.append(XMLAttribute("type", type)) }
@@ -53,8 +60,10 @@ public enum Stanza {
     }
 
     /// `<message to=… type=… [id]><body>…</body>extra</message>`.
-    public static func message(to: String, type: String = "chat", id: String? = nil, body: String?,
-                               extra: [XMLElement] = []) -> XMLElement {
+    public static func message(
+        to: String, type: String = "chat", id: String? = nil, body: String?,
+        extra: [XMLElement] = []
+    ) -> XMLElement {
         var attributes = [XMLAttribute("to", to), XMLAttribute("type", type)]
         if let id { attributes.append(XMLAttribute("id", id)) }
         var children: [XMLNode] = []
@@ -71,7 +80,9 @@ public enum Stanza {
     /// The defined condition of an `<error>` child (stanza error) or of a `<stream:error>`/`<failure>`:
     /// the name of the first child element in `conditionNamespace`, or `undefined-condition`.
     public static func errorCondition(of element: XMLElement, conditionNamespace: String) -> String {
-        let container = element.name == "error" || element.name == "failure" ? element
+        let container =
+            element.name == "error" || element.name == "failure"
+            ? element
             : (element.firstChild(named: "error", namespace: nil) ?? element)
         for child in container.elementChildren where child.namespace == conditionNamespace && child.name != "text" {
             // Only defined conditions become labels (bounded cardinality); others are undefined.

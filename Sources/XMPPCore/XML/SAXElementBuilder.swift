@@ -49,8 +49,10 @@ final class SAXElementBuilder: ParseErrorRecorder {
         return string
     }
 
-    func startElement(localName: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?, attributeCount: Int,
-                      attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+    func startElement(
+        localName: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?, attributeCount: Int,
+        attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+    ) {
         depth += 1
         guard depth > 1, let localName else { return }
         var element = XMLElement(name(localName), namespace: uri.map(name) ?? "", attributes: [])
@@ -100,8 +102,9 @@ final class SAXElementBuilder: ParseErrorRecorder {
         sax.pointee.startDocument = nil
         sax.pointee.endDocument = nil
         sax.pointee.startElementNs = { userData, localName, _, uri, _, _, attributeCount, _, attributes in
-            SAXElementBuilder.builder(userData)?.startElement(localName: localName, uri: uri, attributeCount: Int(attributeCount),
-                                            attributes: attributes)
+            SAXElementBuilder.builder(userData)?.startElement(
+                localName: localName, uri: uri, attributeCount: Int(attributeCount),
+                attributes: attributes)
         }
         sax.pointee.endElementNs = { userData, _, _, _ in SAXElementBuilder.builder(userData)?.endElement() }
         sax.pointee.characters = { userData, bytes, count in SAXElementBuilder.builder(userData)?.characters(bytes, count: Int(count)) }

@@ -1,4 +1,5 @@
 import CLibXML2
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -340,7 +341,8 @@ public final class StanzaParser {
             while end < bytes.count {
                 let byte = bytes[end]
                 if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == UInt8(ascii: ">")
-                    || byte == UInt8(ascii: "/") {
+                    || byte == UInt8(ascii: "/")
+                {
                     break
                 }
                 end += 1

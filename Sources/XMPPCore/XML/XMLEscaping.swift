@@ -50,7 +50,8 @@ enum XMLEscaping {
                 case UInt8(ascii: "\n"): replacement = attribute ? lf : nil
                 case UInt8(ascii: "\t"): replacement = attribute ? tab : nil
                 case 0x00..<0x20: replacement = replacementCharacter
-                case 0xEF where index + 2 < bytes.count && bytes[index + 1] == 0xBF
+                case 0xEF
+                where index + 2 < bytes.count && bytes[index + 1] == 0xBF
                     && (bytes[index + 2] == 0xBE || bytes[index + 2] == 0xBF):
                     replacement = replacementCharacter
                     width = 3

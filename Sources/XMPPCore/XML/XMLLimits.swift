@@ -20,8 +20,10 @@ public struct XMLLimits: Sendable, Equatable {
     /// 256 KiB elements, 512 KiB buffered, depth 64, 64 attributes per tag, 16 header namespaces.
     public static let `default` = XMLLimits()
 
-    public init(maxElementBytes: Int = 256 * 1024, maxBufferedBytes: Int? = nil, maxDepth: Int = 64,
-                maxAttributesPerElement: Int = 64, maxHeaderNamespaces: Int = 16) {
+    public init(
+        maxElementBytes: Int = 256 * 1024, maxBufferedBytes: Int? = nil, maxDepth: Int = 64,
+        maxAttributesPerElement: Int = 64, maxHeaderNamespaces: Int = 16
+    ) {
         self.maxElementBytes = maxElementBytes
         self.maxBufferedBytes = maxBufferedBytes ?? max(512 * 1024, maxElementBytes)
         self.maxDepth = maxDepth

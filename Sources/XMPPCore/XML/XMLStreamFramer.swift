@@ -44,9 +44,10 @@ public struct XMLStreamFramer: Sendable {
 
     /// The bounds this framer enforces.
     public var limits: XMLLimits {
-        XMLLimits(maxElementBytes: Int(bounds.elementBytes), maxBufferedBytes: Int(bounds.bufferedBytes),
-                  maxDepth: Int(bounds.depth), maxAttributesPerElement: Int(bounds.attributes),
-                  maxHeaderNamespaces: Int(bounds.headerNamespaces))
+        XMLLimits(
+            maxElementBytes: Int(bounds.elementBytes), maxBufferedBytes: Int(bounds.bufferedBytes),
+            maxDepth: Int(bounds.depth), maxAttributesPerElement: Int(bounds.attributes),
+            maxHeaderNamespaces: Int(bounds.headerNamespaces))
     }
 
     /// Largest stream header or depth-1 element accepted, in bytes.
@@ -126,8 +127,9 @@ public struct XMLStreamFramer: Sendable {
 
     /// - Parameter limits: the bounds to enforce (default `XMLLimits.default`); every value positive.
     public init(limits: XMLLimits = .default) {
-        precondition(limits.maxElementBytes > 0 && limits.maxBufferedBytes > 0 && limits.maxDepth > 0
-            && limits.maxAttributesPerElement > 0, "XMLLimits values must be positive")
+        precondition(
+            limits.maxElementBytes > 0 && limits.maxBufferedBytes > 0 && limits.maxDepth > 0
+                && limits.maxAttributesPerElement > 0, "XMLLimits values must be positive")
         self.bounds = Bounds(limits)
     }
 
