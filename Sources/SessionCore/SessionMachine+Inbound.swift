@@ -128,7 +128,7 @@ extension SessionMachine {
             host.recorder.recordLatency(settings.metrics.message, correctedNanoseconds: corrected, serviceNanoseconds: service)
             host.recorder.messageReceived(
                 sender: stamp.sender, sequence: stamp.sequence,
-                receiver: UInt32(truncatingIfNeeded: identity.serial), latencyNanoseconds: corrected)
+                receiver: UInt32(truncatingIfNeeded: identity.serial))
         }
     }
 }

@@ -301,7 +301,7 @@ extension SessionMachine {
         if type == "groupchat" {
             host.recorder.groupchatSent(room: to, occupants: roomOccupants.count)
         } else {
-            host.recorder.messageSent(sender: stamp.sender, sequence: stamp.sequence, sentAt: stamp.sentNanos)
+            host.recorder.messageSent(sender: stamp.sender, sequence: stamp.sequence)
         }
     }
 

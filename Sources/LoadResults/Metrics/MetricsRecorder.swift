@@ -66,12 +66,12 @@ public struct MetricsRecorder {
         loopLag.record(nanoseconds: nanoseconds)
     }
 
-    public mutating func messageSent(sender: UInt32, sequence: UInt32, sentAt: UInt64) {
+    public mutating func messageSent(sender: UInt32, sequence: UInt32) {
         counters[Counter.messagesSent.rawValue] &+= 1
         events.sent.append(.init(sender: sender, sequence: sequence))
     }
 
-    public mutating func messageReceived(sender: UInt32, sequence: UInt32, receiver: UInt32, latencyNanoseconds: UInt64) {
+    public mutating func messageReceived(sender: UInt32, sequence: UInt32, receiver: UInt32) {
         counters[Counter.messagesReceived.rawValue] &+= 1
         events.received.append(.init(sender: sender, sequence: sequence, receiver: receiver))
     }
