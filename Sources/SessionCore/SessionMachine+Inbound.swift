@@ -47,8 +47,8 @@ extension SessionMachine {
             }
         case .mucJoin(let roomJID):
             mucJoinAnswer(stanza, roomJID: roomJID)
-        case .stanza(let condition):
-            if matches(stanza, condition) { completeStep() }
+        case .stanza:
+            if case .step(.wait(let condition)) = script.instructions[pc].operation, matches(stanza, condition) { completeStep() }
         case .nothing, .timer, .stayOnline:
             break
         }

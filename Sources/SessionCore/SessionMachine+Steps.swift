@@ -96,7 +96,7 @@ extension SessionMachine {
         case .iq(let action):
             startIQ(action, instruction)
         case .wait(let condition):
-            waiting = .stanza(condition)
+            waiting = .stanza
             armTimeout(after: condition.timeout, .step(name: instruction.name))
         case .think(let think):
             let due = stepStart + think.sample(using: &rng)

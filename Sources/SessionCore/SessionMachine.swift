@@ -46,7 +46,8 @@ public struct SessionMachine {
         case iqResponse(id: String)
         case ownPresence
         case mucJoin(room: String)
-        case stanza(WaitCondition)
+        /// A stanza matching the `wait` step at `pc` (its condition stays in the shared script).
+        case stanza
         case timer
         case stayOnline
     }

@@ -3,14 +3,15 @@ import LoadResults
 import XMPPCore
 
 /// A profile compiled for execution: a flat, immutable list of instructions shared by every session
-/// that runs the profile, so a session's whole progress is one program counter plus a small loop stack.
+/// that runs the profile (one instance per profile: sessions hold a reference, not a copy), so a
+/// session's whole progress is one program counter plus a small loop stack.
 ///
 /// Everything a session needs from its profile is resolved here, once per run, not per session:
 /// nested `repeat` and `choose` blocks become jumps; each step's metric name becomes a dense
 /// `MetricID`; the login options are merged with the command line's overrides (`login`); the login
 /// timeout is found; and the profile keeps *its own* `variables` (in a weighted mix, each profile's
 /// sessions see their profile's values, never another profile's).
-public struct SessionScript: Sendable {
+public final class SessionScript: Sendable {
     /// How this script's sessions log in: the profile's login step merged with the run's overrides.
     public struct Login: Sendable, Equatable {
         public var tls: TLSMode

@@ -80,6 +80,29 @@ import XMPPCore
 
         var isEnded: Bool { user.machine.isEnded }
 
+        /// A user of an idle profile (login, stay_online), logged in over PLAIN without TLS; the
+        /// client's output so far is consumed.
+        static func idleAndLoggedIn() throws -> Harness {
+            let harness = try Harness(
+                profile: """
+                    name: idle
+                    login: {sasl: PLAIN, tls: none, resource: r1}
+                    steps: [login, stay_online, logout]
+                    """)
+            try harness.connect()
+            try harness.serverSends(
+                "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>"
+            )
+            try harness.serverSends("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")
+            try harness.serverSends(
+                "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>"
+            )
+            try harness.serverSends(
+                "<iq type='result' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user1@load.test/r1</jid></bind></iq>")
+            _ = try harness.clientOutput()
+            return harness
+        }
+
         /// Finishes the channel; it must hold nothing unread (the session may have closed it already).
         func finish() throws {
             #expect(try channel.finish(acceptAlreadyClosed: true).isClean)
@@ -184,23 +207,7 @@ import XMPPCore
     }
 
     @Test func serverPingsAreAnsweredWhileIdle() throws {
-        let harness = try Harness(
-            profile: """
-                name: idle
-                login: {sasl: PLAIN, tls: none, resource: r1}
-                steps: [login, stay_online, logout]
-                """)
-        try harness.connect()
-        try harness.serverSends(
-            "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>"
-        )
-        try harness.serverSends("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")
-        try harness.serverSends(
-            "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>"
-        )
-        try harness.serverSends(
-            "<iq type='result' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user1@load.test/r1</jid></bind></iq>")
-        _ = try harness.clientOutput()
+        let harness = try Harness.idleAndLoggedIn()
         try harness.serverSends("<iq type='get' id='ping7' from='load.test' to='user1@load.test/r1'><ping xmlns='urn:xmpp:ping'/></iq>")
         let reply = String(decoding: try harness.clientOutput(), as: UTF8.self)
         #expect(reply.contains("type='result'") && reply.contains("id='ping7'"), "reply: \(reply)")
@@ -212,23 +219,7 @@ import XMPPCore
     }
 
     @Test func aServerThatStopsReadingEndsTheSessionWithWriteStalled() throws {
-        let harness = try Harness(
-            profile: """
-                name: idle
-                login: {sasl: PLAIN, tls: none, resource: r1}
-                steps: [login, stay_online, logout]
-                """)
-        try harness.connect()
-        try harness.serverSends(
-            "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>"
-        )
-        try harness.serverSends("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")
-        try harness.serverSends(
-            "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>"
-        )
-        try harness.serverSends(
-            "<iq type='result' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user1@load.test/r1</jid></bind></iq>")
-        _ = try harness.clientOutput()
+        let harness = try Harness.idleAndLoggedIn()
         // The server stops reading but keeps pinging.
         harness.channel.isWritable = false
         harness.channel.pipeline.fireChannelWritabilityChanged()

@@ -27,13 +27,19 @@ final class WireByteCounter: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
-    /// Counted when the socket took the bytes (the write's promise succeeded), not when queued: a
-    /// server that stops reading does not inflate `bytes_sent`.
+    /// Counted as the socket takes the bytes, not as they are queued: a server that stops reading does
+    /// not inflate `bytes_sent`. While the channel is writable (less than NIO's 64 KiB high-water mark
+    /// queued) a write is counted at once — at most that much may still be in flight; once it is not,
+    /// each write is counted when its promise succeeds (a promise per write only then: it costs).
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let count = unwrapOutboundIn(data).readableBytes
+        guard !context.channel.isWritable else {
+            sink.sent(count)
+            return context.write(data, promise: promise)
+        }
         let written = promise ?? context.eventLoop.makePromise(of: Void.self)
-        let sink = self.sink
-        written.futureResult.whenSuccess { sink.sent(count) }
+        let sink = NIOLoopBound(self.sink, eventLoop: context.eventLoop)
+        written.futureResult.whenSuccess { sink.value.sent(count) }
         context.write(data, promise: written)
     }
 }

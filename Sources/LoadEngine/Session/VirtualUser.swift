@@ -25,8 +25,24 @@ final class VirtualUser {
     private var timeoutGeneration: UInt32 = 0
     private var wakeTask: Scheduled<Void>?
     /// Armed while the connection's socket does not drain; ends the session with `write-stalled`.
-    private var stallTask: Scheduled<Void>?
-    private var keepAliveTask: Scheduled<Void>?
+    /// The timers most sessions never arm (write stall, keep-alive), boxed so an idle session pays one
+    /// pointer for them (memory per idle session, docs/ARCHITECTURE.md).
+    private var occasional: OccasionalTimers?
+    private var stallTask: Scheduled<Void>? {
+        get { occasional?.stall }
+        set { if newValue != nil || occasional != nil { timers().stall = newValue } }
+    }
+    private var keepAliveTask: Scheduled<Void>? {
+        get { occasional?.keepAlive }
+        set { if newValue != nil || occasional != nil { timers().keepAlive = newValue } }
+    }
+
+    private func timers() -> OccasionalTimers {
+        if let occasional { return occasional }
+        let made = OccasionalTimers()
+        occasional = made
+        return made
+    }
     private var hasEnded = false
 
     init(machine: SessionMachine, loop: LoopContext, userIndex: Int, phase: Int, endpoint: Int = 0) {
@@ -171,4 +187,10 @@ final class VirtualUser {
             }
         }
     }
+}
+
+/// A virtual user's rarely armed timers, allocated on first use.
+private final class OccasionalTimers {
+    var stall: Scheduled<Void>?
+    var keepAlive: Scheduled<Void>?
 }
