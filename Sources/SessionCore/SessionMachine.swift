@@ -161,14 +161,6 @@ public struct SessionMachine {
         return false
     }
 
-    /// True while logged in (running steps or logging out).
-    public var isOnline: Bool {
-        switch stage {
-        case .running, .loggingOut: return true
-        default: return false
-        }
-    }
-
     // MARK: - Events
 
     /// Takes one event that happened at `now` and returns what to do, in order.
@@ -358,16 +350,8 @@ public struct SessionMachine {
         armKeepAlive()
         if probesServer { askServerAboutItself() }
         // The login instruction completed; the next step is due now.
-        advance(to: firstInstructionAfterLogin, intended: now)
+        advance(to: script.firstInstructionAfterLogin, intended: now)
         runProgram()
-    }
-
-    /// The instruction after the script's `login` (0 when the script has none).
-    private var firstInstructionAfterLogin: Int {
-        for (index, instruction) in script.instructions.enumerated() {
-            if case .step(.login) = instruction.operation { return index + 1 }
-        }
-        return 0
     }
 
     // MARK: - Stopping and ending

@@ -75,6 +75,8 @@ public final class SessionScript: Sendable {
     public let repeatsForever: Bool
     /// How this script's sessions log in.
     public let login: Login
+    /// Where a session's program starts once it logged in (again): the instruction after `login`.
+    public let firstInstructionAfterLogin: Int
     /// How long connect + login may take: the login step's timeout.
     public let loginTimeout: Duration
     /// This profile's `variables:` (its own, not merged with other profiles of a mix).
@@ -100,14 +102,17 @@ public final class SessionScript: Sendable {
         keepAlive = profile.keepAlive
         var options = profile.login
         var timeout = Duration.seconds(30)
-        for instruction in compiler.instructions {
+        var afterLogin = 0
+        for (index, instruction) in compiler.instructions.enumerated() {
             if case .step(.login(let stepOptions)) = instruction.operation {
                 options = stepOptions
                 timeout = instruction.timeout
+                afterLogin = index + 1
                 break
             }
         }
         loginTimeout = timeout
+        firstInstructionAfterLogin = afterLogin
         login = Login(
             tls: overrides.tls ?? options.tls ?? .startTLS,
             mechanism: overrides.mechanism ?? options.mechanism,

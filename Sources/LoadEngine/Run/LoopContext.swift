@@ -55,17 +55,10 @@ final class LoopContext: SessionHost, ByteCountSink {
     // MARK: - Clock
 
     /// The loop's now on the run's session clock.
-    func now() -> SessionInstant {
-        SessionInstant(
-            nanoseconds: Int64(clamping: eventLoop.now.uptimeNanoseconds)
-                &- Int64(clamping: environment.clockOrigin.uptimeNanoseconds))
-    }
+    func now() -> SessionInstant { environment.instant(eventLoop.now) }
 
     /// The loop deadline of a session instant.
-    func deadline(_ instant: SessionInstant) -> NIODeadline {
-        let nanos = Int64(clamping: environment.clockOrigin.uptimeNanoseconds).addingReportingOverflow(instant.nanoseconds)
-        return .uptimeNanoseconds(UInt64(max(nanos.overflow ? Int64.max : nanos.partialValue, 0)))
-    }
+    func deadline(_ instant: SessionInstant) -> NIODeadline { environment.deadline(instant) }
 
     // MARK: - Users
 

@@ -74,14 +74,15 @@ final class RunEnvironment: Sendable {
             runID: runID, tlsAvailable: tls != nil, metrics: metrics)
     }
 
-    /// Nanoseconds since the run's clock origin.
-    func nanos(_ deadline: NIODeadline) -> UInt64 {
-        deadline >= clockOrigin ? UInt64((deadline - clockOrigin).nanoseconds) : 0
-    }
-
     /// A loop deadline on the session clock.
     func instant(_ deadline: NIODeadline) -> SessionInstant {
         SessionInstant(nanoseconds: Int64(clamping: deadline.uptimeNanoseconds) &- Int64(clamping: clockOrigin.uptimeNanoseconds))
+    }
+
+    /// The loop deadline of a session instant (the inverse of `instant(_:)`).
+    func deadline(_ instant: SessionInstant) -> NIODeadline {
+        let nanos = Int64(clamping: clockOrigin.uptimeNanoseconds).addingReportingOverflow(instant.nanoseconds)
+        return .uptimeNanoseconds(UInt64(max(nanos.overflow ? Int64.max : nanos.partialValue, 0)))
     }
 
     /// The endpoint (an index into `endpointAddresses`) of the run's arrival `index`, by weight.
