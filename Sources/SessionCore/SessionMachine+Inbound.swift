@@ -43,6 +43,7 @@ extension SessionMachine {
             } else {
                 // Available now: the server routes messages for the bare JID here, so others may pick it.
                 host.setOnline(identity.slot, true)
+                isAvailable = true
                 completeStep()
             }
         case .mucJoin(let roomJID):

@@ -163,6 +163,7 @@ extension SessionMachine {
         case .unavailable(let status):
             send(Stanza.presence(type: "unavailable", status: status.map { render($0) }))
             host.setOnline(identity.slot, false)
+            isAvailable = false
             completeStep(measured: false)
         case .subscribe(let to):
             send(Stanza.presence(to: bare(to), type: "subscribe"))

@@ -126,6 +126,10 @@ public struct SessionMachine {
     var keepAlivePending: (id: String, sentAt: SessionInstant)?
     /// Nicks in our room (only while in one), for the fan-out's expected receipts.
     var roomOccupants: Set<String> = []
+    /// Our available presence was acknowledged (others may pick us as a `to: random` target).
+    var isAvailable = false
+    /// XEP-0198 state, while the profile asks for stream management and the server granted it.
+    var streamManagement: StreamManagementSession?
 
     /// - Parameters:
     ///   - intendedStart: when the load model planned this arrival (the origin of the corrected login
@@ -212,6 +216,7 @@ public struct SessionMachine {
             resource: resource, tls: script.login.tls, mechanism: script.login.mechanism,
             register: script.login.register)
         configuration.deriveKeysElsewhere = true
+        configuration.resume = resumeRequest
         var machine = LoginMachine(configuration: configuration, keyCache: host.keyCache)
         let actions = machine.start()
         stage = .loggingIn(machine)
@@ -250,6 +255,8 @@ public struct SessionMachine {
                 end(.streamError(condition: Stanza.errorCondition(of: element, conditionNamespace: XMPPNamespace.streamErrors)))
                 return
             }
+            if streamManagementReceived(element) { return }
+            streamManagementReceivedStanza(element)
             handleStanza(element)
         case .idle, .connecting, .awaitingReconnect, .ended:
             break
@@ -313,10 +320,15 @@ public struct SessionMachine {
             case .registered(let created):
                 host.recorder.increment(created ? .accountsCreated : .accountsExisted)
             case .loggedIn(let jid):
-                if probesServer, case .loggingIn(let machine) = stage {
+                guard case .loggingIn(let machine) = stage else { return }
+                if probesServer {
                     host.learned(ServerFacts(streamFeatures: offeredFeatures, saslMechanism: machine.chosenMechanism?.name))
                 }
-                loggedIn(jid: jid)
+                loggedIn(jid: jid, offersStreamManagement: machine.offersStreamManagement)
+            case .resumed(let element):
+                resumed(element)
+            case .resumeFailed:
+                resumeFailed()
             case .fail(let error):
                 end(.login(error))
             case .deriveKey(let request):
@@ -326,14 +338,12 @@ public struct SessionMachine {
         }
     }
 
-    private mutating func loggedIn(jid: String) {
+    private mutating func loggedIn(jid: String, offersStreamManagement: Bool) {
         if let currentPhase { record(phase: currentPhase, nanos: now.nanoseconds(since: phaseStart)) }
         currentPhase = nil
         boundJID = jid
         stage = .running
-        for (index, nanos) in phaseNanos.enumerated() where phasesVisited & (1 << index) != 0 {
-            host.recorder.recordLatency(settings.metrics.phases[index], correctedNanoseconds: nanos, serviceNanoseconds: nanos)
-        }
+        recordPhases()
         recordLatency(settings.metrics.login, from: loginIntended, serviceFrom: connectStart)
         if isReconnecting {
             recordLatency(settings.metrics.reconnectLogin, from: loginIntended, serviceFrom: connectStart)
@@ -348,6 +358,7 @@ public struct SessionMachine {
         timeout = nil
         keepAlivePending = nil
         armKeepAlive()
+        enableStreamManagement(offered: offersStreamManagement)
         if probesServer { askServerAboutItself() }
         // The login instruction completed; the next step is due now.
         advance(to: script.firstInstructionAfterLogin, intended: now)
@@ -396,6 +407,7 @@ public struct SessionMachine {
     mutating func end(_ error: SessionError?) {
         let previous = stage
         if case .ended = previous { return }
+        if let error, shouldResume(after: error) { return suspendForResumption(after: error) }
         if let error, shouldReconnect(after: error) { return scheduleReconnect(after: error) }
         stage = .ended
         cancelWake()
@@ -454,18 +466,30 @@ public struct SessionMachine {
         currentPhase = nil
         phaseNanos = Array(repeating: 0, count: LoginPhase.allCases.count)
         phasesVisited = 0
+        forgetProgramState()
+        writeBlocked = false
+        keepAlivePending = nil
+        if let session = streamManagement {
+            // Resumption was not possible (or is over): what the server never acknowledged is given up.
+            host.recorder.increment(.streamManagementUnacknowledged, by: UInt64(session.state.unacknowledged.count))
+            streamManagement = nil
+        }
+        stage = .awaitingReconnect(churned: error == nil)
+        reconnectAttempt += 1
+        pending.append(.close)
+        armWake(at: now + script.reconnect.delay(attempt: reconnectAttempt, using: &rng), .reconnect)
+    }
+
+    /// Forgets what belonged to the lost stream: the bound JID, the room, the step in flight; the
+    /// program starts again after the next login.
+    mutating func forgetProgramState() {
         boundJID = nil
+        isAvailable = false
         room = nil
         roomOccupants = []
         mucJoinRetries = 0
         waiting = .nothing
         loops = []
-        writeBlocked = false
-        keepAlivePending = nil
-        stage = .awaitingReconnect(churned: error == nil)
-        reconnectAttempt += 1
-        pending.append(.close)
-        armWake(at: now + script.reconnect.delay(attempt: reconnectAttempt, using: &rng), .reconnect)
     }
 
     private mutating func reconnect() {
@@ -530,6 +554,13 @@ public struct SessionMachine {
 
     // MARK: - Recording and writing
 
+    /// Records the login's phases (those it went through) once it succeeded.
+    mutating func recordPhases() {
+        for (index, nanos) in phaseNanos.enumerated() where phasesVisited & (1 << index) != 0 {
+            host.recorder.recordLatency(settings.metrics.phases[index], correctedNanoseconds: nanos, serviceNanoseconds: nanos)
+        }
+    }
+
     mutating func record(phase: LoginPhase, nanos: UInt64) {
         guard let index = LoginPhase.allCases.firstIndex(of: phase) else { return }
         phaseNanos[index] &+= nanos
@@ -545,6 +576,7 @@ public struct SessionMachine {
     mutating func send(_ element: XMLElement) {
         host.recorder.increment(StanzaKind.of(element).outboundCounter)
         pending.append(.send(element))
+        if streamManagement != nil { streamManagementSent(element) }
     }
 }
 

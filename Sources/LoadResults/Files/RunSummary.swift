@@ -16,12 +16,19 @@ public struct RunSummary: Codable, Sendable, Equatable {
         public var reconnected: UInt64?
         /// Sessions dropped on purpose by `--churn`.
         public var churned: UInt64?
+        /// XEP-0198: streams resumed after a drop, resumptions refused (a fresh login followed), and
+        /// our stanzas never acknowledged when a stream was given up (absent in older files).
+        public var resumed: UInt64?
+        public var resumeFailed: UInt64?
+        public var unacknowledgedStanzas: UInt64?
         enum CodingKeys: String, CodingKey {
             case started
             case loggedIn = "logged_in"
             case failed, completed
             case peakConcurrent = "peak_concurrent"
-            case reconnects, reconnected, churned
+            case reconnects, reconnected, churned, resumed
+            case resumeFailed = "resume_failed"
+            case unacknowledgedStanzas = "unacknowledged_stanzas"
         }
     }
 
@@ -148,7 +155,9 @@ public struct RunSummary: Codable, Sendable, Equatable {
             started: total.counter(.sessionsStarted), loggedIn: total.counter(.sessionsLoggedIn),
             failed: total.counter(.sessionsFailed), completed: total.counter(.sessionsCompleted),
             peakConcurrent: peakConcurrent, reconnects: total.counter(.sessionsReconnects),
-            reconnected: total.counter(.sessionsReconnected), churned: total.counter(.sessionsChurned))
+            reconnected: total.counter(.sessionsReconnected), churned: total.counter(.sessionsChurned),
+            resumed: total.counter(.sessionsResumed), resumeFailed: total.counter(.sessionsResumeFailed),
+            unacknowledgedStanzas: total.counter(.streamManagementUnacknowledged))
         latencyMilliseconds = total.latency.mapValues(Percentiles.init)
         serviceLatencyMilliseconds = total.serviceLatency.mapValues(Percentiles.init)
         messages = Messages(
