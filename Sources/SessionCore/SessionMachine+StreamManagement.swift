@@ -103,9 +103,6 @@ extension SessionMachine {
         host.setOnline(identity.slot, false)
         cancelWake()
         timeout = nil
-        currentPhase = nil
-        phaseNanos = Array(repeating: 0, count: LoginPhase.allCases.count)
-        phasesVisited = 0
         writeBlocked = false
         keepAlivePending = nil
         session.isResuming = true
@@ -132,10 +129,8 @@ extension SessionMachine {
         guard let session = streamManagement, let h = StreamManagementState.handledCount(in: element),
             let resend = session.state.resumed(serverHandled: h)
         else { return end(.login(.protocolViolation("<resumed/> without a valid 'h'"))) }
-        if let currentPhase { record(phase: currentPhase, nanos: now.nanoseconds(since: phaseStart)) }
-        currentPhase = nil
+        if case .loggingIn(let progress) = stage { recordPhases(progress) }
         stage = .running
-        recordPhases()
         recordLatency(settings.metrics.login, from: loginIntended, serviceFrom: connectStart)
         recordLatency(settings.metrics.reconnectLogin, from: loginIntended, serviceFrom: connectStart)
         host.recorder.increment(.sessionsResumed)
