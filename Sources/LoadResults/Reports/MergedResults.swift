@@ -48,8 +48,13 @@ public struct MergedResults: Sendable {
         /// from memory equals the one `xmppload report` renders from the files. (The files keep every
         /// histogram bucket but not the exact extremes inside a bucket: a bucket is written as its
         /// highest equivalent value, which moves a percentile or maximum by less than 0.1 %.)
-        public mutating func add(asWritten interval: IntervalSnapshot) throws {
-            add(try ResultsDirectory.decoder.decode(IntervalSnapshot.self, from: ResultsDirectory.line(for: interval)))
+        /// Histograms are the only lossy part of the file (doubles, counters and labels round-trip
+        /// exactly), so only they are converted — no JSON encode and decode per interval.
+        public mutating func add(asWritten interval: IntervalSnapshot) {
+            var written = interval
+            written.latency = interval.latency.mapValues(\.asWritten)
+            written.serviceLatency = interval.serviceLatency.mapValues(\.asWritten)
+            add(written)
         }
     }
 
