@@ -37,7 +37,13 @@ final class LoopContext: SessionHost, ByteCountSink {
     private var churnTask: RepeatedTask?
     /// What the run's probing session (if it is on this loop) learned about the server.
     private(set) var serverFacts: ServerFacts?
+    /// HOOK (gens): the probing session's XEP-0202 time samples, if it is on this loop.
+    private(set) var clockSamples: [ClockOffset.Sample] = []
     private var churnGenerator = SeededGenerator(seed: 0, stream: 0)
+    /// HOOK (gens): `to: random` over the whole run (other segments' sessions from the plan).
+    private lazy var targets = WholeRunTargets(
+        directory: environment.directory, population: environment.configuration.population,
+        segment: environment.configuration.segment, firstAccount: environment.configuration.accounts.lowerBound)
 
     init(eventLoop: any EventLoop, environment: RunEnvironment, loopIndex: Int) {
         self.eventLoop = eventLoop
@@ -153,7 +159,7 @@ final class LoopContext: SessionHost, ByteCountSink {
     }
 
     func randomOnlineSlot(excluding slot: Int, using generator: inout SeededGenerator) -> Int? {
-        environment.directory.randomOnline(excluding: slot, using: &generator)
+        targets.randomOnlineSlot(excluding: slot, at: now(), using: &generator)  // HOOK (gens): whole run
     }
 
     func setOnline(_ slot: Int, _ online: Bool) {

@@ -61,6 +61,9 @@ public struct RunConfiguration: Sendable {
     /// HOOK (cluster-infra): `--start-at`: the wall-clock time the load starts (the CLI already
     /// sleeps until then before `LoadRun.run`); for the manifest.
     public var startAt: Date?
+    /// HOOK (gens): with `--segment i/N` (N > 1), the whole run's planned population, so `to: random`
+    /// also picks other generators' sessions (`WholeRunTargets`); nil: this generator's sessions only.
+    public var population: PlannedPopulation?
     /// `--label` and `--tag key=value`: recorded in the manifest for `compare`.
     public var label: String?
     public var tags: [String: String] = [:]
