@@ -154,11 +154,16 @@ public final class LoadRun: Sendable {
         manifest.serverFacts = await loops.serverFacts()
         manifest.stopReason = sequence.reason.rawValue
         try directory.writeManifest(manifest)
-        let summary = RunSummary(
+        var summary = RunSummary(
             runID: runID, profile: manifest.profiles.map(\.name).joined(separator: "+"),
             startedAt: startedAt, endedAt: endedAt, stopReason: sequence.reason.rawValue,
             total: collector.cumulative, healths: collector.healths,
             peakConcurrent: collector.peakConcurrent, ledger: ledger)
+        // HOOK (gens): sends and receipts per sender segment, so `report` reconciles generators.
+        summary.ledger = SegmentLedger(
+            segment: configuration.segment.index, of: configuration.segment.count, sent: collector.ledger.sent,
+            receivedBySender: collector.ledger.distinctReceiptsBySender)
+        summary.clock = ClockOffset.estimate(await loops.clockSamples())  // HOOK (gens)
         try directory.writeSummary(summary)
         manifest.appliedLoad = AppliedLoad(summary)
         try directory.writeManifest(manifest)

@@ -1,3 +1,4 @@
+import Foundation
 import LoadProfile
 import LoadResults
 import NIOCore
@@ -181,6 +182,16 @@ final class LoopContext: SessionHost, ByteCountSink {
         case .online: onlineCount += 1
         case .idle, .ended: break
         }
+    }
+
+    /// HOOK (gens): a clock sample on the wall clock (the session clock's origin placed on it now).
+    func serverTimeAnswered(sent: SessionInstant, received: SessionInstant, utc: String) {
+        guard let server = ClockOffset.serverTime(utc: utc) else { return }
+        let wallNow = Int64(Date().timeIntervalSince1970 * 1e9)
+        let origin = wallNow - now().nanoseconds
+        clockSamples.append(
+            ClockOffset.Sample(
+                sent: origin + sent.nanoseconds, received: origin + received.nanoseconds, server: server.nanoseconds, resolution: server.resolution))
     }
 
     func learned(_ facts: ServerFacts) {
