@@ -33,6 +33,9 @@ final class TestHost: SessionHost {
 
     var facts = ServerFacts()
     func learned(_ more: ServerFacts) { facts.merge(more) }
+    /// XEP-0202 answers the probing session reported: (sent, received, utc).
+    var timeAnswers: [(sent: SessionInstant, received: SessionInstant, utc: String)] = []
+    func serverTimeAnswered(sent: SessionInstant, received: SessionInstant, utc: String) { timeAnswers.append((sent, received, utc)) }
 
     func sessionStageChanged(from old: SessionStage, to new: SessionStage) {
         if old == .connecting { connecting -= 1 }
