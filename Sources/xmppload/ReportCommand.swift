@@ -33,6 +33,9 @@ struct ReportCommand: ParsableCommand {
             FileHandle.standardError.write(Data("xmppload report: \(error)\n".utf8))
             throw ExitCode(ExitStatus.usage.rawValue)
         }
+        if let problem = results.ledgerProblem {
+            FileHandle.standardError.write(Data("xmppload report: messages not reconciled across generators: \(problem)\n".utf8))
+        }
         let htmlPath = html ?? (directories.count == 1 ? ResultsDirectory(path: directories[0]).file(ResultsDirectory.reportFile) : "report.html")
         try Data(HTMLReport.render(results).utf8).write(to: URL(fileURLWithPath: htmlPath), options: .atomic)
         if json {
@@ -42,7 +45,22 @@ struct ReportCommand: ParsableCommand {
             Console.print(String(decoding: try encoder.encode(results.summary), as: UTF8.self))
         } else {
             Console.print(TextReport.render(results), terminator: "")
+            if let line = Self.reconciliationLine(results) { Console.print(line) }
             Console.print("html report: \(htmlPath)")
         }
+    }
+
+    /// With several generators of one `--segment` run: what the reconciled ledger says (chat
+    /// messages sent, delivered to any generator, crossing generators, lost); nil otherwise.
+    static func reconciliationLine(_ results: MergedResults) -> String? {
+        guard results.directories.count > 1, let ledger = results.summary.ledger, ledger.segmentCount > 1 else { return nil }
+        let covered = ledger.segments.map(String.init).joined(separator: ",")
+        var line =
+            "generators segments \(covered) of \(ledger.segmentCount): chat sent \(ledger.segments.reduce(0) { $0 + ledger.sent[$1] })"
+            + "  delivered \(ledger.delivered) (\(ledger.crossed) across generators)  lost \(ledger.lost)"
+        if ledger.receivedFromUncovered > 0 {
+            line += "  received from segments not given \(ledger.receivedFromUncovered)"
+        }
+        return line
     }
 }
