@@ -46,6 +46,7 @@ struct ReportCommand: ParsableCommand {
         } else {
             Console.print(TextReport.render(results), terminator: "")
             if let line = Self.reconciliationLine(results) { Console.print(line) }
+            if let line = Self.clockLine(results) { Console.print(line) }
             Console.print("html report: \(htmlPath)")
         }
     }
@@ -62,5 +63,21 @@ struct ReportCommand: ParsableCommand {
             line += "  received from segments not given \(ledger.receivedFromUncovered)"
         }
         return line
+    }
+
+    /// With several generators: each one's clock offset against the server (XEP-0202) with its
+    /// uncertainty, and the uncertainty a latency between two of them carries (the two largest
+    /// uncertainties added); nil when fewer than two directories or no generator measured its clock.
+    static func clockLine(_ results: MergedResults) -> String? {
+        guard results.directories.count > 1, !results.clocks.isEmpty else { return nil }
+        func ms(_ value: Double) -> String { String(format: "%.1f", value) }
+        let each = results.clocks.sorted { $0.key < $1.key }.map {
+            "\($0.key) \(ms($0.value.offsetMilliseconds)) ± \(ms($0.value.uncertaintyMilliseconds)) ms"
+        }
+        let largest = results.clocks.values.map(\.uncertaintyMilliseconds).sorted(by: >)
+        let across =
+            largest.count >= 2 && results.clocks.count == results.directories.count
+            ? "± \(ms(largest[0] + largest[1])) ms" : "unknown (not every generator measured its clock)"
+        return "clocks vs server (XEP-0202): \(each.joined(separator: ", ")); clock uncertainty of a latency across generators \(across)"
     }
 }

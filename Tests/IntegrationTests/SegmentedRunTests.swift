@@ -97,5 +97,19 @@ import Testing
         #expect(ledger.delivered == total && ledger.lost == 0)
         #expect(ledger.crossed > 0 && ledger.crossed < total, "\(ledger)")
         #expect(merged.runID == "gens-split")
+
+        // Each generator measured its clock against the server's XEP-0202 time (Prosody answers whole
+        // seconds). Generators and server share this machine's clock: the true offset is 0, and it
+        // lies within the reported uncertainty.
+        for directory in segmented {
+            let clock = try #require(try ResultsDirectory(path: directory).readSummary().clock)
+            #expect(clock.samples == 5 && clock.uncertaintyMilliseconds <= 1000, "\(clock)")
+            #expect(abs(clock.offsetMilliseconds) <= clock.uncertaintyMilliseconds + 5, "\(clock)")
+        }
+        let text = try CommandLineTests.xmppload(["report"] + segmented + ["--html", "\(base)/merged-text.html"])
+        #expect(text.status == 0, "\(text.output)")
+        #expect(text.output.contains("generators segments 0,1,2 of 3: chat sent \(total)  delivered \(total) ("), "\(text.output)")
+        #expect(text.output.contains("clocks vs server (XEP-0202): 0/3 "), "\(text.output)")
+        print(text.output)
     }
 }

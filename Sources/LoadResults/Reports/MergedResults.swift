@@ -21,6 +21,9 @@ public struct MergedResults: Sendable {
     /// is the sum of each generator's own count, which counts a message received by another
     /// generator as lost); nil when they were, or when a directory has no ledger (older files).
     public var ledgerProblem: SegmentLedger.MergeProblem?
+    /// Each generator's clock against the server (XEP-0202), by its segment (`"i/N"`, or the summary's
+    /// position when it has no ledger); generators that did not measure theirs are absent.
+    public var clocks: [String: ClockOffset]
 
     /// Every generator's endpoint, one per results directory with a manifest: `host → server
     /// (segment i/N)`, so a merged report names all of them, not the first.
@@ -103,6 +106,13 @@ public struct MergedResults: Sendable {
             (summary.thresholds, summary.findings, summary.verdict) = (only.thresholds, only.findings, only.verdict)
         }
         summary.ledger = reconciled
+        var clocks: [String: ClockOffset] = [:]
+        for (index, generator) in summaries.enumerated() {
+            guard let clock = generator.clock else { continue }
+            let name = generator.ledger.flatMap { ledger in ledger.segments.first.map { "\($0)/\(ledger.segmentCount)" } } ?? "#\(index + 1)"
+            clocks[name] = clock
+        }
+        self.clocks = clocks
         self.ledgerProblem = ledgerProblem
         self.directories = directories
         self.manifests = manifests
