@@ -25,7 +25,7 @@ extension SessionMachine {
     /// HOOK (gens): XEP-0202 entity time, asked `timeQueries` times one after the other (each
     /// query's id carries its number and send instant, so the session stores nothing); every answer
     /// goes to the host as a clock sample (`ClockOffset`, docs/CLUSTERS.md).
-    static let timeQueries = 5
+    public static let timeQueries = 5
     static let timeQueryPrefix = "xmppload-time-"
 
     mutating func askServerTime(query number: Int) {
