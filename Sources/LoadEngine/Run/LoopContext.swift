@@ -192,7 +192,12 @@ final class LoopContext: SessionHost, ByteCountSink {
         clockSamples.append(
             ClockOffset.Sample(
                 sent: origin + sent.nanoseconds, received: origin + received.nanoseconds, server: server.nanoseconds, resolution: server.resolution))
+        if clockSamples.count == SessionMachine.timeQueries, let estimate = ClockOffset.estimate(clockSamples) {
+            environment.clock.estimated(estimate)
+        }
     }
+
+    var stampClock: MessageStamp.Clock? { environment.clock.stampClock }  // HOOK (gens)
 
     func learned(_ facts: ServerFacts) {
         var known = serverFacts ?? ServerFacts()
