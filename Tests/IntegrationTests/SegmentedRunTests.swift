@@ -89,6 +89,7 @@ import Testing
             #expect(summary.messages.sent == total, "\(summary.messages) \(summary.errors)")
             #expect(summary.messages.received == total, "\(summary.messages) \(summary.errors)")
             #expect(summary.messages.lost == 0 && summary.messages.duplicated == 0, "\(summary.messages)")
+            #expect(summary.latencyMilliseconds["message"]?.count == total)
         }
         // Messages crossed generators (random targets over the whole run: about two thirds), and the
         // reconciled ledger counts every one as delivered.
