@@ -143,6 +143,15 @@ import Testing
         #expect(try ResultsDirectory.decoder.decode(RunSummary.self, from: withLedger) == runs[1].summary)
     }
 
+    @Test func eachGeneratorsClockIsKeptBySegment() {
+        var runs = Self.twoGenerators()
+        runs[0].summary.clock = ClockOffset(offsetMilliseconds: 1.5, uncertaintyMilliseconds: 0.5, samples: 5)
+        let results = Self.merged(runs)
+        #expect(results.clocks == ["0/2": ClockOffset(offsetMilliseconds: 1.5, uncertaintyMilliseconds: 0.5, samples: 5)])
+        runs[0].summary.ledger = nil
+        #expect(Self.merged(runs).clocks.keys.sorted() == ["#1"])
+    }
+
     @Test func groupChatCompletenessCountsEveryGeneratorsOccupants() {
         // A room with one occupant on generator 0 and two on generator 1: each sender saw 3 occupants.
         var zero = MetricsRecorder(registry: MetricRegistry())
