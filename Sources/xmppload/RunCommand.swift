@@ -387,6 +387,10 @@ struct RunCommand: AsyncParsableCommand {
         configuration.endpoints = endpoints
         configuration.sourceAddresses = sourcePool
         configuration.startAt = startDate
+        // `to: random` over the whole run's population when this is one of several segments.
+        if segmentValue.count > 1, let whole = Self.parseRange(accountsText) {
+            configuration.population = PlannedPopulation(plan: plan, definition: definition, accounts: whole, segmentCount: segmentValue.count)
+        }
         let evaluator = VerdictEvaluator(
             rules: (definition.thresholds + flagThresholds).map(VerdictRule.init),
             warmup: warmupValue.seconds, loadEnd: plan.stopAfter?.seconds,

@@ -157,6 +157,11 @@ public final class LoadRun: Sendable {
             startedAt: startedAt, endedAt: endedAt, stopReason: sequence.reason.rawValue,
             total: collector.cumulative, healths: collector.healths,
             peakConcurrent: collector.peakConcurrent, ledger: ledger)
+        // Sends and receipts per sender segment, so `report` reconciles generators.
+        summary.ledger = SegmentLedger(
+            segment: configuration.segment.index, of: configuration.segment.count, sent: collector.ledger.sent,
+            receivedBySender: collector.ledger.distinctReceiptsBySender)
+        summary.clock = ClockOffset.estimate(await loops.clockSamples())
         judge?(&summary)
         // summary.json first: it is small and is what a full disk must not cost.
         try directory.writeSummary(summary)

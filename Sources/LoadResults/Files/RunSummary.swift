@@ -125,6 +125,12 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var findings: [TrendFinding]?
     /// The run's own verdict (did sessions log in; did the load run as planned).
     public var verdict: RunOutcome?
+    /// chat sends and distinct receipts per sender segment, for reconciling the
+    /// generators of a `--segment` run in `report` (absent in older files).
+    public var ledger: SegmentLedger?
+    /// this generator's wall clock against the server's XEP-0202 time (absent when the
+    /// server did not answer, and in older files).
+    public var clock: ClockOffset?
 
     enum CodingKeys: String, CodingKey {
         case runID = "run_id"
@@ -137,7 +143,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
         case latencyMilliseconds = "latency_ms"
         case serviceLatencyMilliseconds = "service_latency_ms"
         case messages, bytes, accounts, rooms, stanzas, errors, folded, generator
-        case thresholds, findings, verdict
+        case thresholds, findings, verdict, ledger, clock
     }
 
     /// Builds the summary from the run's accumulated snapshot and its intervals.
