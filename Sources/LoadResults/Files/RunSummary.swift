@@ -51,10 +51,13 @@ public struct RunSummary: Codable, Sendable, Equatable {
         public var reordered: UInt64
         public var groupchatSent: UInt64
         public var groupchatReceived: UInt64
+        /// The lost messages by the interval they were sent in (`MessageLossClock`); absent in older files.
+        public var lostWhenSent: [MessageLossBucket]? = nil
         enum CodingKeys: String, CodingKey {
             case sent, received, lost, duplicated, reordered
             case groupchatSent = "groupchat_sent"
             case groupchatReceived = "groupchat_received"
+            case lostWhenSent = "lost_when_sent"
         }
     }
 
@@ -118,6 +121,12 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var findings: [TrendFinding]?
     /// The run's own verdict (did sessions log in; did the load run as planned).
     public var verdict: RunOutcome?
+    /// Outages found in the intervals (`OutageFinder`), in time order; nil when not analysed.
+    public var outages: [Outage]?
+    /// Lost messages sent inside the outages' windows vs outside them (needs `messages.lost_when_sent`).
+    public var messageLoss: MessageLossSplit?
+    /// The generator's RSS slope over the end of the load (`RSSTail`).
+    public var rssTail: RSSTail?
 
     enum CodingKeys: String, CodingKey {
         case runID = "run_id"
@@ -130,7 +139,9 @@ public struct RunSummary: Codable, Sendable, Equatable {
         case latencyMilliseconds = "latency_ms"
         case serviceLatencyMilliseconds = "service_latency_ms"
         case messages, bytes, accounts, rooms, stanzas, errors, folded, generator
-        case thresholds, findings, verdict
+        case thresholds, findings, verdict, outages
+        case messageLoss = "message_loss"
+        case rssTail = "rss_tail"
     }
 
     /// Builds the summary from the run's accumulated snapshot and its intervals.
