@@ -226,6 +226,10 @@ struct RunCommand: AsyncParsableCommand {
             stopReason: summary.stopReason,
             finalLost: summary.messages.lost > evaluator.lostInIntervals ? summary.messages.lost - evaluator.lostInIntervals : 0)
         summary.apply(verdict)
+        // HOOK (soak): outages, lost messages inside vs outside them, RSS over the load's end, from the intervals written.
+        if let analysed = try? MergedResults.load(directories: [options.configuration.outputDirectory]) {
+            summary.adoptOutageAnalysis(from: analysed.summary)
+        }
         do {
             try Self.writeVerdict(summary, directory: ResultsDirectory(path: options.configuration.outputDirectory))
         } catch {

@@ -154,11 +154,12 @@ public final class LoadRun: Sendable {
         manifest.serverFacts = await loops.serverFacts()
         manifest.stopReason = sequence.reason.rawValue
         try directory.writeManifest(manifest)
-        let summary = RunSummary(
+        var summary = RunSummary(
             runID: runID, profile: manifest.profiles.map(\.name).joined(separator: "+"),
             startedAt: startedAt, endedAt: endedAt, stopReason: sequence.reason.rawValue,
             total: collector.cumulative, healths: collector.healths,
             peakConcurrent: collector.peakConcurrent, ledger: ledger)
+        summary.messages.lostWhenSent = collector.lossClock.finish()  // HOOK (soak): when the lost messages were sent
         try directory.writeSummary(summary)
         manifest.appliedLoad = AppliedLoad(summary)
         try directory.writeManifest(manifest)
