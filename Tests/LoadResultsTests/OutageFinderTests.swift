@@ -170,6 +170,9 @@ import Testing
         #expect(split.inOutages == 13 && split.outside == 4)
         #expect(split.outsideBuckets.map(\.start) == [0, 45])
         #expect(OutageFinder.split(outages: outages, losses: nil, totalLost: 17) == nil)
+        // The load stopped at 45 s: the last bucket was sent during the final log-out.
+        let ended = try #require(OutageFinder.split(outages: outages, losses: losses, totalLost: 17, loadEnd: 45))
+        #expect(ended.inOutages == 13 && ended.outside == 1 && ended.afterLoad == 3 && ended.outsideBuckets.map(\.start) == [0])
     }
 
     @Test(arguments: [

@@ -45,13 +45,13 @@ import Testing
         manifest.endedAt = startedAt.addingTimeInterval(610)
         manifest.stopReason = StopReason.duration.rawValue
         var ledger = cumulative.ledger
-        ledger.lost = 9
+        ledger.lost = 11
         var summary = RunSummary(
             runID: manifest.runID, profile: "soak-restart", startedAt: startedAt, endedAt: manifest.endedAt!,
             stopReason: StopReason.duration.rawValue, total: cumulative, healths: healths, peakConcurrent: 300, ledger: ledger)
         summary.messages.lostWhenSent = [
             MessageLossBucket(start: 195, end: 200, lost: 3), MessageLossBucket(start: 400, end: 405, lost: 5),
-            MessageLossBucket(start: 500, end: 505, lost: 1),
+            MessageLossBucket(start: 500, end: 505, lost: 1), MessageLossBucket(start: 600, end: 605, lost: 2),
         ]
         return InMemoryReportTests.HeldRun(intervals: intervals, manifest: manifest, summary: summary)
     }
@@ -70,7 +70,9 @@ import Testing
         #expect(outages.map(\.reconnects) == [1110, 1110])
         #expect(outages.map(\.messagesLost) == [3, 5])
         #expect(outages.allSatisfy { $0.reconnectLogin?.count == 4 && abs(($0.reconnectLogin?.p99 ?? 0) - 1200) < 2 })
-        #expect(summary.messageLoss == MessageLossSplit(inOutages: 8, outside: 1, outsideBuckets: [MessageLossBucket(start: 500, end: 505, lost: 1)]))
+        #expect(
+            summary.messageLoss
+                == MessageLossSplit(inOutages: 8, outside: 1, afterLoad: 2, outsideBuckets: [MessageLossBucket(start: 500, end: 505, lost: 1)]))
 
         // RSS over the last 2/3 of a 600-s load (200–600 s): the spike before it is left out.
         let tail = try #require(summary.rssTail)
@@ -90,7 +92,7 @@ import Testing
         let text = TextReport.render(summary)
         #expect(text.contains("outages: 2"))
         #expect(text.contains("1. 200.0–215.0 s: online 300 → 0 (dropped 300)"))
-        #expect(text.contains("messages lost: 8 sent inside outage windows, 1 outside (sent at 500.0 s ×1)"))
+        #expect(text.contains("messages lost: 8 sent inside outage windows, 1 outside (sent at 500.0 s ×1), 2 sent after the load stopped"))
         #expect(text.contains("generator RSS over the last 400.0 s of the load"))
         let html = HTMLReport.render(disk)
         #expect(html.contains("<h2>Outages</h2>"))
@@ -140,6 +142,10 @@ import Testing
         let old = try ResultsDirectory.decoder.decode(RunSummary.self, from: JSONSerialization.data(withJSONObject: object))
         #expect(old.outages == nil && old.rssTail == nil && old.messageLoss == nil && old.messages.lostWhenSent == nil)
         #expect(old.outageText.isEmpty && !TextReport.render(old).contains("outages"))
+        // The first files with `message_loss` had no `after_load`.
+        let early = try ResultsDirectory.decoder.decode(
+            MessageLossSplit.self, from: Data(#"{"in_outages": 3, "outside": 1, "outside_by_interval": []}"#.utf8))
+        #expect(early == MessageLossSplit(inOutages: 3, outside: 1, afterLoad: 0, outsideBuckets: []))
     }
 
     @Test(arguments: [

@@ -26,7 +26,8 @@ extension HTMLReport {
         }
         if let loss = summary.messageLoss {
             html +=
-                "<p class=\"\(loss.outside > 0 ? "warn" : "meta")\">Messages lost: \(loss.inOutages) sent inside outage windows, \(loss.outside) outside.</p>"
+                "<p class=\"\(loss.outside > 0 ? "warn" : "meta")\">Messages lost: \(loss.inOutages) sent inside outage windows, \(loss.outside) outside"
+                + (loss.afterLoad > 0 ? ", \(loss.afterLoad) sent after the load stopped" : "") + ".</p>"
         }
         if let tail = summary.rssTail { html += "<p class=\"\(tail.trend.driftingUp ? "warn" : "meta")\">\(esc(tail.line))</p>" }
         return html

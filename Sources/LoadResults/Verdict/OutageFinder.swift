@@ -154,17 +154,27 @@ public struct OutageFinder: Sendable {
         return result
     }
 
-    /// Lost messages inside the outages' windows and outside them; `totalLost` is the run's
-    /// `messages.lost` (losses not in any bucket count outside). Nil without `losses`.
-    public static func split(outages: [Outage], losses: [MessageLossBucket]?, totalLost: UInt64) -> MessageLossSplit? {
+    /// Lost messages inside the outages' windows, outside them and after `loadEnd` (seconds since the
+    /// run's start; nil: unknown), by the midpoint of the interval they were sent in; `totalLost` is the
+    /// run's `messages.lost` (losses in no bucket count outside). Nil without `losses`.
+    public static func split(outages: [Outage], losses: [MessageLossBucket]?, totalLost: UInt64, loadEnd: Double? = nil) -> MessageLossSplit? {
         guard let losses else { return nil }
         let windows = outages.map { $0.lossWindowStart...$0.stormEnd }
         var inside: UInt64 = 0
+        var after: UInt64 = 0
         var outsideBuckets: [MessageLossBucket] = []
         for bucket in losses {
             let middle = (bucket.start + bucket.end) / 2
-            if windows.contains(where: { $0.contains(middle) }) { inside += bucket.lost } else { outsideBuckets.append(bucket) }
+            if windows.contains(where: { $0.contains(middle) }) {
+                inside += bucket.lost
+            } else if let loadEnd, middle >= loadEnd {
+                after += bucket.lost
+            } else {
+                outsideBuckets.append(bucket)
+            }
         }
-        return MessageLossSplit(inOutages: min(inside, totalLost), outside: totalLost - min(inside, totalLost), outsideBuckets: outsideBuckets)
+        inside = min(inside, totalLost)
+        after = min(after, totalLost - inside)
+        return MessageLossSplit(inOutages: inside, outside: totalLost - inside - after, afterLoad: after, outsideBuckets: outsideBuckets)
     }
 }

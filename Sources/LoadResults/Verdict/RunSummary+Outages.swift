@@ -7,7 +7,7 @@ extension RunSummary {
         if let losses { messages.lostWhenSent = losses.sorted { $0.start < $1.start } }
         let found = timeline.outageFinder.outages(losses: losses).filter { outage in loadEnd.map { outage.start < $0 } ?? true }
         outages = found
-        messageLoss = OutageFinder.split(outages: found, losses: losses, totalLost: messages.lost)
+        messageLoss = OutageFinder.split(outages: found, losses: losses, totalLost: messages.lost, loadEnd: loadEnd)
         rssTail = RSSTail(points: timeline.points, loadEnd: loadEnd)
     }
 
@@ -33,7 +33,8 @@ extension RunSummary {
                     + (messageLoss.outsideBuckets.isEmpty
                         ? ""
                         : " (sent at "
-                            + messageLoss.outsideBuckets.prefix(5).map { "\(Outage.seconds($0.start)) s ×\($0.lost)" }.joined(separator: ", ") + ")"))
+                            + messageLoss.outsideBuckets.prefix(5).map { "\(Outage.seconds($0.start)) s ×\($0.lost)" }.joined(separator: ", ") + ")")
+                    + (messageLoss.afterLoad > 0 ? ", \(messageLoss.afterLoad) sent after the load stopped" : ""))
         }
         if let rssTail { lines.append(rssTail.line) }
         return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
