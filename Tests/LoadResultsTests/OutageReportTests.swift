@@ -80,6 +80,9 @@ import Testing
         #expect(tail.trend.intervals == 80)
         #expect(abs(tail.trend.slopePerHour - 1_048_576) < 1_000)
         #expect(tail.trend.driftingUp)
+        // After the last storm (recovered at 425 s) to the load's end: 35 intervals, the same slope.
+        #expect(tail.afterOutagesStart == 425 && tail.afterOutages?.intervals == 35)
+        #expect(abs((tail.afterOutages?.slopePerHour ?? 0) - 1_048_576) < 1_000)
 
         // summary.json's fields, the text report and report.html.
         let json = try InMemoryReportTests.summaryJSON(summary)
@@ -167,5 +170,6 @@ import Testing
         #expect(abs(tail.trend.slopePerHour + 720_000) < 1)
         #expect(tail.trend.significant && !tail.trend.driftingUp)
         #expect(RSSTail(points: Array(points.prefix(2)), loadEnd: 10) == nil)
+        #expect(tail.afterOutages == nil && tail.afterOutagesStart == nil)
     }
 }

@@ -8,7 +8,7 @@ extension RunSummary {
         let found = timeline.outageFinder.outages(losses: losses).filter { outage in loadEnd.map { outage.start < $0 } ?? true }
         outages = found
         messageLoss = OutageFinder.split(outages: found, losses: losses, totalLost: messages.lost, loadEnd: loadEnd)
-        rssTail = RSSTail(points: timeline.points, loadEnd: loadEnd)
+        rssTail = RSSTail(points: timeline.points, loadEnd: loadEnd, outages: found)
     }
 
     /// Takes the outage analysis of `analysed` (the same run read back by `MergedResults`), keeping
