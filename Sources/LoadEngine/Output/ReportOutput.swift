@@ -9,19 +9,25 @@ import LoadResults
 public final class ReportOutput: RunOutput, @unchecked Sendable {
     // @unchecked: `timeline` is only touched while holding `lock`.
     private let lock = NSLock()
-    private var timeline = MergedResults.Timeline()
+    private var reduced: MergedResults.Timeline
 
-    public init() {}
+    /// `loadEnd`: seconds from the run's start to the planned end of the load, when known.
+    public init(loadEnd: Double? = nil) {
+        reduced = MergedResults.Timeline(loadEnd: loadEnd)
+    }
+
+    /// The intervals so far, reduced (chart points, total, outages).
+    public var timeline: MergedResults.Timeline { lock.withLock { reduced } }
 
     public func intervalEnded(_ interval: IntervalEnd) throws -> StopReason? {
-        lock.withLock { timeline.add(asWritten: interval.snapshot) }
+        lock.withLock { reduced.add(asWritten: interval.snapshot) }
         return nil
     }
 
     public func runEnded(_ end: RunEnd) throws {
         let results = MergedResults(
             directory: end.directory.path, manifest: end.manifest, summary: end.summary,
-            timeline: lock.withLock { timeline })
+            timeline: timeline)
         try end.directory.writeReport(HTMLReport.render(results))
     }
 }

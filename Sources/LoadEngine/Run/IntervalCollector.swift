@@ -17,6 +17,8 @@ struct IntervalCollector {
     /// Generator health per interval (small values; the snapshots themselves are not kept).
     private(set) var healths: [GeneratorHealth] = []
     private(set) var ledger = MessageLedger()
+    /// When the lost messages were sent (for the outage windows in the summary).
+    private(set) var lossClock = MessageLossClock()
     private(set) var peakConcurrent: Int64 = 0
 
     init(contexts: [NIOLoopBound<LoopContext>], loops: [any EventLoop], clockOrigin: NIODeadline, cpuAtStart: Double) {
@@ -57,6 +59,7 @@ struct IntervalCollector {
         merged.health?.peakRSSBytes = ProcessProbe.peakResidentBytes()  // VmHWM, for the summary's peak
         lastCPU = cpu
         merged.ledger = ledger.apply(merged.messageEvents)
+        lossClock.record(merged.messageEvents, start: start, end: end)
         merged.messageEvents = MessageEvents()
         lastEnd = end
         cumulative.accumulate(merged)

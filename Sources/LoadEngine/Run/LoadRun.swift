@@ -84,7 +84,8 @@ public final class LoadRun: Sendable {
         let startedAt = Date()
         var manifest = makeManifest(startedAt: startedAt)
         try directory.writeManifest(manifest)
-        var outputs: [any RunOutput] = [try IntervalLogOutput(directory: directory), ReportOutput()]
+        let report = ReportOutput(loadEnd: manifest.plannedLoad?.stopAfterSeconds)
+        var outputs: [any RunOutput] = [try IntervalLogOutput(directory: directory), report]
 
         let liveSessions = LiveSessionCounter()
         // Keep ~100 descriptors for the process itself (files, resolver, metrics endpoint).
@@ -162,6 +163,12 @@ public final class LoadRun: Sendable {
             segment: configuration.segment.index, of: configuration.segment.count, sent: collector.ledger.sent,
             receivedBySender: collector.ledger.distinctReceiptsBySender)
         summary.clock = ClockOffset.estimate(await loops.clockSamples())
+        // Outages, lost messages inside vs outside them and RSS over the load's end, from the intervals
+        // the report output reduced as they came (nothing is read back).
+        summary.messages.lostWhenSent = collector.lossClock.finish()
+        summary.analyseOutages(
+            timeline: report.timeline, loadEnd: manifest.plannedLoad?.stopAfterSeconds,
+            losses: summary.messages.lostWhenSent)
         judge?(&summary)
         // summary.json first: it is small and is what a full disk must not cost.
         try directory.writeSummary(summary)

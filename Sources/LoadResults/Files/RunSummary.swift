@@ -58,10 +58,13 @@ public struct RunSummary: Codable, Sendable, Equatable {
         public var reordered: UInt64
         public var groupchatSent: UInt64
         public var groupchatReceived: UInt64
+        /// The lost messages by the interval they were sent in (`MessageLossClock`); absent in older files.
+        public var lostWhenSent: [MessageLossBucket]? = nil
         enum CodingKeys: String, CodingKey {
             case sent, received, lost, duplicated, reordered
             case groupchatSent = "groupchat_sent"
             case groupchatReceived = "groupchat_received"
+            case lostWhenSent = "lost_when_sent"
         }
     }
 
@@ -131,6 +134,12 @@ public struct RunSummary: Codable, Sendable, Equatable {
     /// this generator's wall clock against the server's XEP-0202 time (absent when the
     /// server did not answer, and in older files).
     public var clock: ClockOffset?
+    /// Outages found in the intervals (`OutageFinder`), in time order; nil when not analysed.
+    public var outages: [Outage]?
+    /// Lost messages sent inside the outages' windows vs outside them (needs `messages.lost_when_sent`).
+    public var messageLoss: MessageLossSplit?
+    /// The generator's RSS slope over the end of the load (`RSSTail`).
+    public var rssTail: RSSTail?
 
     enum CodingKeys: String, CodingKey {
         case runID = "run_id"
@@ -143,7 +152,9 @@ public struct RunSummary: Codable, Sendable, Equatable {
         case latencyMilliseconds = "latency_ms"
         case serviceLatencyMilliseconds = "service_latency_ms"
         case messages, bytes, accounts, rooms, stanzas, errors, folded, generator
-        case thresholds, findings, verdict, ledger, clock
+        case thresholds, findings, verdict, ledger, clock, outages
+        case messageLoss = "message_loss"
+        case rssTail = "rss_tail"
     }
 
     /// Builds the summary from the run's accumulated snapshot and its intervals.

@@ -30,24 +30,28 @@ public enum HTMLReport {
                 "<p class=\"warn\">The generator saturated in \(summary.generator.saturatedIntervals) interval(s): those latencies measure the generator, not the server.</p>"
         }
         body += verdictSection(summary)
+        body += outageSection(summary)
         body += tables(summary)
 
         let time: (IntervalPoint) -> Double = { $0.end }
+        let bands = outageBands(summary)
         body += "<h2>Over time</h2>"
-        body += SVGChart(
+        var sessions = SVGChart(
             title: "Sessions", xLabel: "seconds", yLabel: "sessions",
             series: [
                 .init(name: "online", color: palette[0], points: points.map { (time($0), Double($0.online)) }),
                 .init(name: "connecting", color: palette[3], points: points.map { (time($0), Double($0.connecting)) }),
-            ]
-        ).render()
-        body += SVGChart(
+            ])
+        sessions.bands = bands
+        body += sessions.render()
+        var throughput = SVGChart(
             title: "Throughput", xLabel: "seconds", yLabel: "per second",
             series: [
                 .init(name: "logins/s", color: palette[0], points: points.map { (time($0), $0.loginsPerSecond) }),
                 .init(name: "messages/s", color: palette[2], points: points.map { (time($0), $0.messagesPerSecond) }),
-            ]
-        ).render()
+            ])
+        throughput.bands = bands
+        body += throughput.render()
         for metric in MergedResults.chartedMetrics where points.contains(where: { $0.percentiles[metric] != nil }) {
             let names = ["p50", "p90", "p99", "max"]
             body += SVGChart(
@@ -190,7 +194,7 @@ public enum HTMLReport {
         .card b { display: block; font-size: 20px; } .card span { color: #64748b; font-size: 12px; }
         svg { display: block; margin: 16px 0; max-width: 100%; height: auto; } svg .title { font-weight: 600; font-size: 13px; fill: #0f172a; }
         svg .tick, svg .legend, svg .label { font-size: 11px; fill: #475569; } svg .grid { stroke: #e2e8f0; } svg .axis { stroke: #94a3b8; }
-        svg .series { fill: none; stroke-width: 2; } .empty { color: #94a3b8; }
+        svg .series { fill: none; stroke-width: 2; } svg .band { fill: #fecaca; fill-opacity: 0.55; } .empty { color: #94a3b8; }
         .regressed { color: #b91c1c; font-weight: 600; } .improved { color: #15803d; font-weight: 600; } .bad { background: #fee2e2; border: 1px solid #ef4444; padding: 8px 12px; border-radius: 6px; }
         </style>
         """

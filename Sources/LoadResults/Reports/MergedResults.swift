@@ -40,11 +40,16 @@ public struct MergedResults: Sendable {
         public private(set) var healths: [GeneratorHealth] = []
         /// The largest `sessions_live` gauge seen (used when no summary gives peak concurrency).
         public private(set) var peakLive: Int64 = 0
+        /// Outages found so far (`OutageFinder`, fed every interval).
+        public private(set) var outageFinder = OutageFinder()
 
-        public init() {}
+        /// `loadEnd`: seconds since the run's start when the load stopped, when known before the
+        /// intervals are added (the final log-out is then not taken for an outage).
+        public init(loadEnd: Double? = nil) { outageFinder.loadEnd = loadEnd }
 
         /// Adds the next interval (already merged across loops or generators).
         public mutating func add(_ interval: IntervalSnapshot) {
+            outageFinder.add(interval)
             if let health = interval.health { healths.append(health) }
             peakLive = max(peakLive, interval.gauge(.live))
             points.append(IntervalPoint(interval))
@@ -120,6 +125,10 @@ public struct MergedResults: Sendable {
         }
         self.clocks = clocks
         self.ledgerProblem = ledgerProblem
+        summary.analyseOutages(
+            timeline: timeline, loadEnd: manifests.compactMap { $0.plannedLoad?.stopAfterSeconds }.max(),
+            losses: summaries.count == directories.count && summaries.allSatisfy { $0.messages.lostWhenSent != nil }
+                ? summaries.flatMap { $0.messages.lostWhenSent ?? [] } : nil)
         self.directories = directories
         self.manifests = manifests
         self.points = timeline.points
@@ -141,7 +150,7 @@ public struct MergedResults: Sendable {
             let data = try Data(contentsOf: URL(fileURLWithPath: directory.file(ResultsDirectory.intervalsFile)))
             lines.append(data.split(separator: 0x0A).filter { !$0.isEmpty }.map { Data($0) })
         }
-        var timeline = Timeline()
+        var timeline = Timeline(loadEnd: manifests.compactMap { $0.plannedLoad?.stopAfterSeconds }.max())
         let count = lines.map(\.count).max() ?? 0
         for index in 0..<count {
             var merged: IntervalSnapshot?

@@ -20,6 +20,8 @@ struct SVGChart {
     var height = 260.0
     var logX = false
     var xTickLabel: (Double) -> String = { SVGChart.number($0) }
+    /// Spans of x shaded behind the series (outages), each with a label for its tooltip.
+    var bands: [(start: Double, end: Double, label: String)] = []
 
     private let left = 64.0, right = 16.0, top = 44.0, bottom = 40.0
 
@@ -63,6 +65,13 @@ struct SVGChart {
         svg += "<text x=\"\(f(left + plotWidth / 2))\" y=\"\(f(height - 6))\" class=\"label\" text-anchor=\"middle\">\(escape(xLabel))</text>"
         svg +=
             "<text x=\"14\" y=\"\(f(top + plotHeight / 2))\" class=\"label\" text-anchor=\"middle\" transform=\"rotate(-90 14 \(f(top + plotHeight / 2)))\">\(escape(yLabel))</text>"
+        for band in bands where !logX {
+            let x0 = min(max(px(band.start), left), width - right)
+            let x1 = min(max(px(band.end), left), width - right)
+            guard x1 > x0 else { continue }
+            svg +=
+                "<rect x=\"\(f(x0))\" y=\"\(top)\" width=\"\(f(x1 - x0))\" height=\"\(plotHeight)\" class=\"band\"><title>\(escape(band.label))</title></rect>"
+        }
         var legendX = left
         for entry in series where !entry.points.isEmpty {
             let d = entry.points.enumerated().map { index, point in "\(index == 0 ? "M" : "L")\(f(px(point.x))),\(f(py(point.y)))" }.joined(

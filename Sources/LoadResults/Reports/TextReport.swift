@@ -71,6 +71,8 @@ public enum TextReport {
         }
         // Verdict: the run's own outcome, thresholds and trend findings (RunSummary+Verdict).
         if !summary.verdictText.isEmpty { out += "\n" + summary.verdictText }
+        // Outages, lost messages inside vs outside their windows, RSS over the load's end (RunSummary+Outages).
+        if !summary.outageText.isEmpty { out += "\n" + summary.outageText }
         return out
     }
 
