@@ -30,7 +30,9 @@ public enum HTMLReport {
                 "<p class=\"warn\">The generator saturated in \(summary.generator.saturatedIntervals) interval(s): those latencies measure the generator, not the server.</p>"
         }
         body += verdictSection(summary)
+        body += hintsSection(summary.hints)
         body += tables(summary)
+        body += nodesSection(summary.nodes)
 
         let time: (IntervalPoint) -> Double = { $0.end }
         body += "<h2>Over time</h2>"
