@@ -296,7 +296,7 @@ extension SessionMachine {
         let stamp = MessageStamp(
             runID: settings.runID, sender: UInt32(truncatingIfNeeded: identity.serial),
             sequence: messageSequence, sentNanos: now.stampNanoseconds,
-            intendedNanos: min(intended, now).stampNanoseconds)
+            intendedNanos: min(intended, now).stampNanoseconds, node: identity.node?.label)
         send(Stanza.message(to: to, type: type, body: body, extra: [stamp.element]))
         if type == "groupchat" {
             host.recorder.groupchatSent(room: to, occupants: roomOccupants.count)

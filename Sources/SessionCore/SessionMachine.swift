@@ -332,9 +332,11 @@ public struct SessionMachine {
         boundJID = jid
         stage = .running
         for (index, nanos) in phaseNanos.enumerated() where phasesVisited & (1 << index) != 0 {
-            host.recorder.recordLatency(settings.metrics.phases[index], correctedNanoseconds: nanos, serviceNanoseconds: nanos)
+            host.recorder.recordLatency(
+                settings.metrics.phases[index], correctedNanoseconds: nanos, serviceNanoseconds: nanos, node: identity.node,
+                keepServiceForNode: false)
         }
-        recordLatency(settings.metrics.login, from: loginIntended, serviceFrom: connectStart)
+        recordLatency(settings.metrics.login, from: loginIntended, serviceFrom: connectStart, node: identity.node)
         if isReconnecting {
             recordLatency(settings.metrics.reconnectLogin, from: loginIntended, serviceFrom: connectStart)
             host.recorder.increment(.sessionsReconnected)
@@ -409,7 +411,7 @@ public struct SessionMachine {
         }
         host.sessionStageChanged(from: gauge, to: .ended)
         if let error {
-            host.recorder.recordError(kind: error.kind)
+            host.recorder.recordError(kind: error.kind, node: identity.node)
             host.recorder.increment(.sessionsFailed)
         } else {
             host.recorder.increment(.sessionsCompleted)
@@ -447,7 +449,7 @@ public struct SessionMachine {
     /// MUC room, the step in flight) and arms the back-off; the program starts again after the next login.
     private mutating func scheduleReconnect(after error: SessionError?) {
         if case .running = stage { host.sessionStageChanged(from: .online, to: .connecting) }
-        if let error { host.recorder.recordError(kind: error.kind) }
+        if let error { host.recorder.recordError(kind: error.kind, node: identity.node) }
         host.setOnline(identity.slot, false)
         cancelWake()
         timeout = nil
@@ -536,10 +538,14 @@ public struct SessionMachine {
         phasesVisited |= 1 << index
     }
 
-    mutating func recordLatency(_ metric: MetricID, from intended: SessionInstant, serviceFrom actual: SessionInstant) {
+    /// Records `metric` from `intended` (corrected) and `actual` (service) to now; also for `node`
+    /// when given (a run with several endpoints).
+    mutating func recordLatency(
+        _ metric: MetricID, from intended: SessionInstant, serviceFrom actual: SessionInstant, node: ServerNode? = nil
+    ) {
         host.recorder.recordLatency(
             metric, correctedNanoseconds: now.nanoseconds(since: intended),
-            serviceNanoseconds: now.nanoseconds(since: actual))
+            serviceNanoseconds: now.nanoseconds(since: actual), node: node)
     }
 
     mutating func send(_ element: XMLElement) {
