@@ -56,11 +56,11 @@ public final class LoadRun: Sendable {
     /// report.html, the Prometheus endpoint), in the order given; see `RunOutput`.
     public func run(outputs: [any RunOutput] = []) async throws -> RunSummary {
         let fdLimit = FileDescriptorLimit.raiseToHardLimit()
-        let server = try SocketAddress.makeAddressResolvingHost(configuration.host, port: configuration.port)
+        let endpoints = try RunEnvironment.resolveEndpoints(of: configuration)
         let tls = try TLSSetup(domain: configuration.domain, insecure: configuration.insecure)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoops))
         do {
-            let summary = try await run(group: group, fdLimit: fdLimit, server: server, tls: tls, outputs: outputs)
+            let summary = try await run(group: group, fdLimit: fdLimit, endpoints: endpoints, tls: tls, outputs: outputs)
             try? await group.shutdownGracefully()
             return summary
         } catch {
@@ -70,12 +70,12 @@ public final class LoadRun: Sendable {
     }
 
     private func run(
-        group: MultiThreadedEventLoopGroup, fdLimit: Int, server: SocketAddress, tls: TLSSetup,
+        group: MultiThreadedEventLoopGroup, fdLimit: Int, endpoints: [SocketAddress], tls: TLSSetup,
         outputs callerOutputs: [any RunOutput]
     ) async throws -> RunSummary {
         let clockOrigin = NIODeadline.now()
         let environment = RunEnvironment(
-            configuration: configuration, runID: runID, server: server, tls: tls,
+            configuration: configuration, runID: runID, server: endpoints[0], endpointAddresses: endpoints, tls: tls,
             definition: definition, seed: plan.seed, clockOrigin: clockOrigin)
         let directory = ResultsDirectory(path: configuration.outputDirectory)
         try directory.create()
