@@ -116,12 +116,11 @@ def login_plain(conn):
 STANZA = re.compile(rb"<(iq|presence|message)\b([^>]*?)(/>|>.*?</\1>)|</stream:stream>", re.S)
 
 
-def serve_logged_in(conn, error_for_iq=None, stanzas=None):
+def serve_logged_in(conn, error_for_iq=None, until_presence=False):
     """Answers iqs (result, or `error_for_iq(n)`), echoes presence, closes on </stream:stream>;
-    returns after `stanzas` stanzas when given."""
+    with `until_presence`, returns once the initial presence was echoed (whatever queries came first)."""
     number = 0
-    handled = 0
-    while stanzas is None or handled < stanzas:
+    while True:
         match = STANZA.search(conn.buffer)
         if not match:
             conn.fill()
@@ -144,7 +143,8 @@ def serve_logged_in(conn, error_for_iq=None, stanzas=None):
                 conn.send(f"<iq type='result' id='{stanza_id}'/>".encode())
         elif name == b"presence" and b"to=" not in attributes:
             conn.send(f"<presence from='user@{DOMAIN}/load' to='user@{DOMAIN}/load'/>".encode())
-        handled += 1
+            if until_presence:
+                return
 
 
 def scram(conn, variant):
@@ -240,7 +240,7 @@ def play(case, conn):
             conn.fill()
     elif case == "no-read":
         login_plain(conn)
-        serve_logged_in(conn, stanzas=2)   # roster get and initial presence
+        serve_logged_in(conn, until_presence=True)   # roster get (and the probe's queries), initial presence
         event("stops-reading")
         ping = b"<iq type='get' id='p' from='load.test'><ping xmlns='urn:xmpp:ping'/></iq>" * 64
         while True:   # never reads again: the client's replies pile up on its side

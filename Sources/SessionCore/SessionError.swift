@@ -127,11 +127,17 @@ public enum SessionNotice: Hashable, Sendable {
     case messageError(condition: String)
     /// `to: random` found nobody online to send to.
     case noOnlineTarget
+    /// The server answered our XEP-0198 `<enable/>` with `<failed/>` (the session goes on without it).
+    case streamManagementRefused(condition: String)
+    /// The server acknowledged more stanzas than we sent (XEP-0198); acks stop being tracked.
+    case streamManagementBadAck
 
     public var kind: String {
         switch self {
         case .messageError(let condition): return "message-\(condition)"
         case .noOnlineTarget: return "message-no-online-target"
+        case .streamManagementRefused(let condition): return "sm-enable-\(condition)"
+        case .streamManagementBadAck: return "sm-bad-ack"
         }
     }
 }

@@ -27,6 +27,18 @@ public protocol SessionHost: AnyObject {
     func sessionStageChanged(from old: SessionStage, to new: SessionStage)
     /// The probing session learned these facts about the server (fields it did not learn are nil).
     func learned(_ facts: ServerFacts)
+    /// the probing session's XEP-0202 time query sent at `sent` was answered at
+    /// `received` with the server's `<utc>` text (a clock sample, `ClockOffset`).
+    func serverTimeAnswered(sent: SessionInstant, received: SessionInstant, utc: String)
+    /// this generator's clock for message stamps (nil: stamps carry none, as in a run of
+    /// one generator).
+    var stampClock: MessageStamp.Clock? { get }
+}
+
+extension SessionHost {
+    /// Hosts that do not estimate clock offsets ignore the samples.
+    public func serverTimeAnswered(sent: SessionInstant, received: SessionInstant, utc: String) {}
+    public var stampClock: MessageStamp.Clock? { nil }
 }
 
 /// Where a session is in its life, as the gauges count it.

@@ -43,6 +43,7 @@ extension SessionMachine {
             } else {
                 // Available now: the server routes messages for the bare JID here, so others may pick it.
                 host.setOnline(identity.slot, true)
+                isAvailable = true
                 completeStep()
             }
         case .mucJoin(let roomJID):
@@ -117,7 +118,11 @@ extension SessionMachine {
             return
         }
         guard let stamp = MessageStamp(in: message), stamp.runID == settings.runID else { return }
-        let received = now.stampNanoseconds
+        var received = now.stampNanoseconds
+        // a stamp of another generator: its send time placed on this generator's clock.
+        if let theirs = stamp.clock, let ours = host.stampClock {
+            received = UInt64(clamping: Int64(clamping: received) &- ours.shift(from: theirs))
+        }
         let service = received >= stamp.sentNanos ? received - stamp.sentNanos : 0
         let corrected = received >= stamp.intendedNanos ? received - stamp.intendedNanos : service
         if type == "groupchat" {

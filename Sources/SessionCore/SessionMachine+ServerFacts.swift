@@ -19,10 +19,37 @@ extension SessionMachine {
             Stanza.iq(
                 type: "get", id: Self.discoQueryID, to: settings.domain,
                 child: XMLElement("query", namespace: XMPPNamespace.discoInfo)))
+        askServerTime(query: 1)
+    }
+
+    /// XEP-0202 entity time, asked `timeQueries` times one after the other (each
+    /// query's id carries its number and send instant, so the session stores nothing); every answer
+    /// goes to the host as a clock sample (`ClockOffset`, docs/CLUSTERS.md).
+    public static let timeQueries = 5
+    static let timeQueryPrefix = "xmppload-time-"
+
+    mutating func askServerTime(query number: Int) {
+        send(
+            Stanza.iq(
+                type: "get", id: "\(Self.timeQueryPrefix)\(number)-\(now.stampNanoseconds)", to: settings.domain,
+                child: XMLElement("time", namespace: "urn:xmpp:time")))
+    }
+
+    /// True when `stanza` answers a time query (it is then reported, the next one sent, and consumed).
+    mutating func serverTimeAnswered(_ stanza: XMLElement) -> Bool {
+        guard probesServer, stanza.name == "iq", let id = stanza.attribute("id"), id.hasPrefix(Self.timeQueryPrefix) else { return false }
+        let parts = id.dropFirst(Self.timeQueryPrefix.count).split(separator: "-")
+        guard parts.count == 2, let number = Int(parts[0]), let sent = Int64(parts[1]), stanza.attribute("type") == "result",
+            let utc = stanza.firstChild(named: "time", namespace: "urn:xmpp:time")?.firstChild(named: "utc", namespace: "urn:xmpp:time")?.text
+        else { return true }
+        host.serverTimeAnswered(sent: SessionInstant(nanoseconds: sent), received: now, utc: utc)
+        if number < Self.timeQueries { askServerTime(query: number + 1) }
+        return true
     }
 
     /// True when `stanza` answers one of the probe's queries (it is then reported and consumed).
     mutating func serverFactsAnswered(_ stanza: XMLElement) -> Bool {
+        if serverTimeAnswered(stanza) { return true }
         guard probesServer, stanza.name == "iq", let id = stanza.attribute("id"),
             id == Self.versionQueryID || id == Self.discoQueryID
         else { return false }

@@ -163,6 +163,7 @@ extension SessionMachine {
         case .unavailable(let status):
             send(Stanza.presence(type: "unavailable", status: status.map { render($0) }))
             host.setOnline(identity.slot, false)
+            isAvailable = false
             completeStep(measured: false)
         case .subscribe(let to):
             send(Stanza.presence(to: bare(to), type: "subscribe"))
@@ -293,10 +294,11 @@ extension SessionMachine {
     /// Sends a message carrying our stamp (run, sender, sequence, intended and actual send time).
     mutating func sendStamped(to: String, type: String, body: String, intended: SessionInstant) {
         messageSequence &+= 1
-        let stamp = MessageStamp(
+        var stamp = MessageStamp(
             runID: settings.runID, sender: UInt32(truncatingIfNeeded: identity.serial),
             sequence: messageSequence, sentNanos: now.stampNanoseconds,
             intendedNanos: min(intended, now).stampNanoseconds, node: identity.node?.label)
+        stamp.clock = host.stampClock  // the generator's clock, in --segment runs
         send(Stanza.message(to: to, type: type, body: body, extra: [stamp.element]))
         if type == "groupchat" {
             host.recorder.groupchatSent(room: to, occupants: roomOccupants.count)

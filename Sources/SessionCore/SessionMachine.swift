@@ -32,7 +32,9 @@ public struct SessionMachine {
     enum Stage {
         case idle
         case connecting
-        case loggingIn(LoginMachine)
+        /// Logging in: the login machine and its phase timing live in a box only while they are needed
+        /// (memory per idle session: an online session pays one enum tag, not the login's ~350 bytes).
+        case loggingIn(LoginProgress)
         case running
         case loggingOut(since: SessionInstant)
         /// Dropped after logging in (or churned: `churned` is true); waiting out the reconnect back-off.
@@ -87,11 +89,6 @@ public struct SessionMachine {
     /// When the current login was due: the arrival's intended start, or a reconnect's back-off end.
     var loginIntended: SessionInstant
     var connectStart: SessionInstant
-    var phaseStart: SessionInstant
-    var currentPhase: LoginPhase?
-    var phaseNanos: [UInt64] = Array(repeating: 0, count: LoginPhase.allCases.count)
-    /// Bit i set: the login went through `LoginPhase.allCases[i]` (recorded even if it took 0 ns).
-    var phasesVisited: UInt32 = 0
     /// Logged in at least once (only such a session reconnects).
     var hasLoggedIn = false
     /// Reconnects in a row since the last successful login.
@@ -126,6 +123,10 @@ public struct SessionMachine {
     var keepAlivePending: (id: String, sentAt: SessionInstant)?
     /// Nicks in our room (only while in one), for the fan-out's expected receipts.
     var roomOccupants: Set<String> = []
+    /// Our available presence was acknowledged (others may pick us as a `to: random` target).
+    var isAvailable = false
+    /// XEP-0198 state, while the profile asks for stream management and the server granted it.
+    var streamManagement: StreamManagementSession?
 
     /// - Parameters:
     ///   - intendedStart: when the load model planned this arrival (the origin of the corrected login
@@ -144,7 +145,6 @@ public struct SessionMachine {
         self.now = intendedStart
         self.loginIntended = intendedStart
         self.connectStart = intendedStart
-        self.phaseStart = intendedStart
         self.stepIntended = intendedStart
         self.stepStart = intendedStart
     }
@@ -195,7 +195,6 @@ public struct SessionMachine {
         guard case .idle = stage else { return }
         stage = .connecting
         connectStart = now
-        phaseStart = now
         host.sessionStageChanged(from: .idle, to: .connecting)
         host.recorder.increment(.sessionsStarted)
         armTimeout(after: script.loginTimeout, .login)
@@ -204,52 +203,47 @@ public struct SessionMachine {
 
     private mutating func connected() {
         guard case .connecting = stage else { return }
-        record(phase: .connect, nanos: now.nanoseconds(since: connectStart))
-        phaseStart = now
         resource = render(script.login.resource)
         var configuration = LoginMachine.Configuration(
             domain: settings.domain, username: identity.username, password: settings.password,
             resource: resource, tls: script.login.tls, mechanism: script.login.mechanism,
             register: script.login.register)
         configuration.deriveKeysElsewhere = true
-        var machine = LoginMachine(configuration: configuration, keyCache: host.keyCache)
-        let actions = machine.start()
-        stage = .loggingIn(machine)
-        perform(actions)
+        configuration.resume = resumeRequest
+        let progress = LoginProgress(machine: LoginMachine(configuration: configuration, keyCache: host.keyCache), now: now)
+        progress.record(.connect, nanos: now.nanoseconds(since: connectStart))
+        stage = .loggingIn(progress)
+        perform(progress.machine.start())
     }
 
     private mutating func keyDerived(_ result: Result<SCRAMKeys, SASLError>) {
-        guard case .loggingIn(var machine) = stage else { return }
-        let actions = machine.keyDerived(result)
-        stage = .loggingIn(machine)
-        perform(actions)
+        guard case .loggingIn(let progress) = stage else { return }
+        perform(progress.machine.keyDerived(result))
     }
 
     private mutating func tlsEstablished() {
-        guard case .loggingIn(var machine) = stage else { return }
-        let actions = machine.tlsEstablished()
-        stage = .loggingIn(machine)
-        perform(actions)
+        guard case .loggingIn(let progress) = stage else { return }
+        perform(progress.machine.tlsEstablished())
     }
 
     private mutating func received(_ element: XMLElement) {
         host.recorder.increment(StanzaKind.of(element).inboundCounter)
         switch stage {
-        case .loggingIn(var machine):
+        case .loggingIn(let progress):
             if probesServer, element.name == "features", element.namespace == XMPPNamespace.streams {
                 for case .element(let feature) in element.children {
                     let offered = ServerFacts.StreamFeature(name: feature.name, namespace: feature.namespace)
                     if !offeredFeatures.contains(offered) { offeredFeatures.append(offered) }
                 }
             }
-            let actions = machine.received(element)
-            stage = .loggingIn(machine)
-            perform(actions)
+            perform(progress.machine.received(element))
         case .running, .loggingOut:
             if element.name == "error" && element.namespace == XMPPNamespace.streams {
                 end(.streamError(condition: Stanza.errorCondition(of: element, conditionNamespace: XMPPNamespace.streamErrors)))
                 return
             }
+            if streamManagementReceived(element) { return }
+            streamManagementReceivedStanza(element)
             handleStanza(element)
         case .idle, .connecting, .awaitingReconnect, .ended:
             break
@@ -258,10 +252,8 @@ public struct SessionMachine {
 
     private mutating func serverClosedStream() {
         switch stage {
-        case .loggingIn(var machine):
-            let actions = machine.streamClosed()
-            stage = .loggingIn(machine)
-            perform(actions)
+        case .loggingIn(let progress):
+            perform(progress.machine.streamClosed())
         case .loggingOut(let since):
             logoutFinished(since: since)
         case .running:
@@ -304,19 +296,22 @@ public struct SessionMachine {
                 guard settings.tlsAvailable else { return end(.tlsUnavailable) }
                 pending.append(.startTLS)
             case .enterPhase(let next):
-                if let currentPhase { record(phase: currentPhase, nanos: now.nanoseconds(since: phaseStart)) }
-                currentPhase = next
-                phaseStart = now
+                if case .loggingIn(let progress) = stage { progress.enter(next, now: now) }
             case .unexpected(_, let reply):
                 host.recorder.increment(.unexpectedStanzas)
                 if let reply { send(reply) }
             case .registered(let created):
                 host.recorder.increment(created ? .accountsCreated : .accountsExisted)
             case .loggedIn(let jid):
-                if probesServer, case .loggingIn(let machine) = stage {
-                    host.learned(ServerFacts(streamFeatures: offeredFeatures, saslMechanism: machine.chosenMechanism?.name))
+                guard case .loggingIn(let progress) = stage else { return }
+                if probesServer {
+                    host.learned(ServerFacts(streamFeatures: offeredFeatures, saslMechanism: progress.machine.chosenMechanism?.name))
                 }
-                loggedIn(jid: jid)
+                loggedIn(jid: jid, progress: progress)
+            case .resumed(let element):
+                resumed(element)
+            case .resumeFailed:
+                resumeFailed()
             case .fail(let error):
                 end(.login(error))
             case .deriveKey(let request):
@@ -326,16 +321,10 @@ public struct SessionMachine {
         }
     }
 
-    private mutating func loggedIn(jid: String) {
-        if let currentPhase { record(phase: currentPhase, nanos: now.nanoseconds(since: phaseStart)) }
-        currentPhase = nil
+    private mutating func loggedIn(jid: String, progress: LoginProgress) {
         boundJID = jid
         stage = .running
-        for (index, nanos) in phaseNanos.enumerated() where phasesVisited & (1 << index) != 0 {
-            host.recorder.recordLatency(
-                settings.metrics.phases[index], correctedNanoseconds: nanos, serviceNanoseconds: nanos, node: identity.node,
-                keepServiceForNode: false)
-        }
+        recordPhases(progress, node: identity.node)
         recordLatency(settings.metrics.login, from: loginIntended, serviceFrom: connectStart, node: identity.node)
         if isReconnecting {
             recordLatency(settings.metrics.reconnectLogin, from: loginIntended, serviceFrom: connectStart)
@@ -350,6 +339,7 @@ public struct SessionMachine {
         timeout = nil
         keepAlivePending = nil
         armKeepAlive()
+        enableStreamManagement(offered: progress.machine.offersStreamManagement)
         if probesServer { askServerAboutItself() }
         // The login instruction completed; the next step is due now.
         advance(to: script.firstInstructionAfterLogin, intended: now)
@@ -398,6 +388,7 @@ public struct SessionMachine {
     mutating func end(_ error: SessionError?) {
         let previous = stage
         if case .ended = previous { return }
+        if let error, shouldResume(after: error) { return suspendForResumption(after: error) }
         if let error, shouldReconnect(after: error) { return scheduleReconnect(after: error) }
         stage = .ended
         cancelWake()
@@ -453,21 +444,30 @@ public struct SessionMachine {
         host.setOnline(identity.slot, false)
         cancelWake()
         timeout = nil
-        currentPhase = nil
-        phaseNanos = Array(repeating: 0, count: LoginPhase.allCases.count)
-        phasesVisited = 0
+        forgetProgramState()
+        writeBlocked = false
+        keepAlivePending = nil
+        if let session = streamManagement {
+            // Resumption was not possible (or is over): what the server never acknowledged is given up.
+            host.recorder.increment(.streamManagementUnacknowledged, by: UInt64(session.state.unacknowledged.count))
+            streamManagement = nil
+        }
+        stage = .awaitingReconnect(churned: error == nil)
+        reconnectAttempt += 1
+        pending.append(.close)
+        armWake(at: now + script.reconnect.delay(attempt: reconnectAttempt, using: &rng), .reconnect)
+    }
+
+    /// Forgets what belonged to the lost stream: the bound JID, the room, the step in flight; the
+    /// program starts again after the next login.
+    mutating func forgetProgramState() {
         boundJID = nil
+        isAvailable = false
         room = nil
         roomOccupants = []
         mucJoinRetries = 0
         waiting = .nothing
         loops = []
-        writeBlocked = false
-        keepAlivePending = nil
-        stage = .awaitingReconnect(churned: error == nil)
-        reconnectAttempt += 1
-        pending.append(.close)
-        armWake(at: now + script.reconnect.delay(attempt: reconnectAttempt, using: &rng), .reconnect)
     }
 
     private mutating func reconnect() {
@@ -477,7 +477,6 @@ public struct SessionMachine {
         isReconnecting = true
         loginIntended = now
         connectStart = now
-        phaseStart = now
         armTimeout(after: script.loginTimeout, .login)
         pending.append(.connect)
     }
@@ -532,10 +531,14 @@ public struct SessionMachine {
 
     // MARK: - Recording and writing
 
-    mutating func record(phase: LoginPhase, nanos: UInt64) {
-        guard let index = LoginPhase.allCases.firstIndex(of: phase) else { return }
-        phaseNanos[index] &+= nanos
-        phasesVisited |= 1 << index
+    /// Ends the login's current phase now and records every phase it went through, once it succeeded.
+    func recordPhases(_ progress: LoginProgress, node: ServerNode? = nil) {
+        progress.enter(nil, now: now)
+        for (index, nanos) in progress.phaseNanos.enumerated() where progress.phasesVisited & (1 << index) != 0 {
+            host.recorder.recordLatency(
+                settings.metrics.phases[index], correctedNanoseconds: nanos, serviceNanoseconds: nanos, node: node,
+                keepServiceForNode: false)
+        }
     }
 
     /// Records `metric` from `intended` (corrected) and `actual` (service) to now; also for `node`
@@ -551,6 +554,7 @@ public struct SessionMachine {
     mutating func send(_ element: XMLElement) {
         host.recorder.increment(StanzaKind.of(element).outboundCounter)
         pending.append(.send(element))
+        if streamManagement != nil { streamManagementSent(element) }
     }
 }
 
@@ -588,4 +592,35 @@ public enum SessionEvent: Sendable {
     case churn
     /// The PBKDF2 the machine asked for (`deriveKey`) finished.
     case keyDerived(Result<SCRAMKeys, SASLError>)
+}
+
+/// A login in progress: the `LoginMachine` and how long each phase took so far. Exists only while
+/// the session logs in (`SessionMachine.Stage.loggingIn`); the phases are recorded once it succeeds.
+final class LoginProgress {
+    var machine: LoginMachine
+    /// When the current phase began.
+    private(set) var phaseStart: SessionInstant
+    private(set) var currentPhase: LoginPhase?
+    /// Nanoseconds per phase, indexed like `LoginPhase.allCases` (a phase entered twice adds up).
+    private(set) var phaseNanos = [UInt64](repeating: 0, count: LoginPhase.allCases.count)
+    /// Bit i set: the login went through `LoginPhase.allCases[i]` (recorded even if it took 0 ns).
+    private(set) var phasesVisited: UInt32 = 0
+
+    init(machine: LoginMachine, now: SessionInstant) {
+        self.machine = machine
+        phaseStart = now
+    }
+
+    /// Ends the current phase at `now` and begins `next` (nil: none).
+    func enter(_ next: LoginPhase?, now: SessionInstant) {
+        if let currentPhase { record(currentPhase, nanos: now.nanoseconds(since: phaseStart)) }
+        currentPhase = next
+        phaseStart = now
+    }
+
+    func record(_ phase: LoginPhase, nanos: UInt64) {
+        guard let index = LoginPhase.allCases.firstIndex(of: phase) else { return }
+        phaseNanos[index] &+= nanos
+        phasesVisited |= 1 << index
+    }
 }

@@ -85,6 +85,8 @@ public final class SessionScript: Sendable {
     public let reconnect: ReconnectPolicy
     /// What a logged-in session sends on its own to keep the connection alive.
     public let keepAlive: KeepAlive?
+    /// XEP-0198 acks and resumption, when the profile asks for it.
+    public let streamManagement: StreamManagement?
 
     /// Compiles `profile`, registering every step's metric in `registry`; `overrides` are the command
     /// line's login choices.
@@ -100,6 +102,7 @@ public final class SessionScript: Sendable {
         if let attempts = overrides.reconnectAttempts { reconnect.attempts = attempts }
         self.reconnect = reconnect
         keepAlive = profile.keepAlive
+        streamManagement = profile.streamManagement
         var options = profile.login
         var timeout = Duration.seconds(30)
         var afterLogin = 0

@@ -33,6 +33,9 @@ struct ReportCommand: ParsableCommand {
             FileHandle.standardError.write(Data("xmppload report: \(error)\n".utf8))
             throw ExitCode(ExitStatus.usage.rawValue)
         }
+        if let problem = results.ledgerProblem {
+            FileHandle.standardError.write(Data("xmppload report: messages not reconciled across generators: \(problem)\n".utf8))
+        }
         let htmlPath = html ?? (directories.count == 1 ? ResultsDirectory(path: directories[0]).file(ResultsDirectory.reportFile) : "report.html")
         try Data(HTMLReport.render(results).utf8).write(to: URL(fileURLWithPath: htmlPath), options: .atomic)
         if json {
@@ -42,7 +45,39 @@ struct ReportCommand: ParsableCommand {
             Console.print(String(decoding: try encoder.encode(results.summary), as: UTF8.self))
         } else {
             Console.print(TextReport.render(results), terminator: "")
+            if let line = Self.reconciliationLine(results) { Console.print(line) }
+            if let line = Self.clockLine(results) { Console.print(line) }
             Console.print("html report: \(htmlPath)")
         }
+    }
+
+    /// With several generators of one `--segment` run: what the reconciled ledger says (chat
+    /// messages sent, delivered to any generator, crossing generators, lost); nil otherwise.
+    static func reconciliationLine(_ results: MergedResults) -> String? {
+        guard results.directories.count > 1, let ledger = results.summary.ledger, ledger.segmentCount > 1 else { return nil }
+        let covered = ledger.segments.map(String.init).joined(separator: ",")
+        var line =
+            "generators segments \(covered) of \(ledger.segmentCount): chat sent \(ledger.segments.reduce(0) { $0 + ledger.sent[$1] })"
+            + "  delivered \(ledger.delivered) (\(ledger.crossed) across generators)  lost \(ledger.lost)"
+        if ledger.receivedFromUncovered > 0 {
+            line += "  received from segments not given \(ledger.receivedFromUncovered)"
+        }
+        return line
+    }
+
+    /// With several generators: each one's clock offset against the server (XEP-0202) with its
+    /// uncertainty, and the uncertainty a latency between two of them carries (the two largest
+    /// uncertainties added); nil when fewer than two directories or no generator measured its clock.
+    static func clockLine(_ results: MergedResults) -> String? {
+        guard results.directories.count > 1, !results.clocks.isEmpty else { return nil }
+        func ms(_ value: Double) -> String { String(format: "%.1f", value) }
+        let each = results.clocks.sorted { $0.key < $1.key }.map {
+            "\($0.key) \(ms($0.value.offsetMilliseconds)) ± \(ms($0.value.uncertaintyMilliseconds)) ms"
+        }
+        let largest = results.clocks.values.map(\.uncertaintyMilliseconds).sorted(by: >)
+        let across =
+            largest.count >= 2 && results.clocks.count == results.directories.count
+            ? "± \(ms(largest[0] + largest[1])) ms" : "unknown (not every generator measured its clock)"
+        return "clocks vs server (XEP-0202): \(each.joined(separator: ", ")); clock uncertainty of a latency across generators \(across)"
     }
 }

@@ -214,22 +214,14 @@ struct RunCommand: AsyncParsableCommand {
         defer { signals.cancel() }
         let watch = ThresholdWatch(monitor: ThresholdMonitor(evaluator: options.evaluator), abortOnFail: abortOnFail)
         console.started(configuration: options.configuration, plan: options.plan, profile: definition)
-        var summary: RunSummary
+        let summary: RunSummary
+        let verdict: Verdict
         do {
-            summary = try await run.run(outputs: [console, watch])
+            summary = try await run.run(outputs: [console, watch], judge: watch.judge)
+            guard let judged = watch.verdict else { throw ExitCode(ExitStatus.failure.rawValue) }
+            verdict = judged
         } catch {
             FileHandle.standardError.write(Data("xmppload: the run failed: \(error)\n".utf8))
-            throw ExitCode(ExitStatus.failure.rawValue)
-        }
-        let evaluator = watch.evaluator
-        let verdict = evaluator.verdict(
-            stopReason: summary.stopReason,
-            finalLost: summary.messages.lost > evaluator.lostInIntervals ? summary.messages.lost - evaluator.lostInIntervals : 0)
-        summary.apply(verdict)
-        do {
-            try Self.writeVerdict(summary, directory: ResultsDirectory(path: options.configuration.outputDirectory))
-        } catch {
-            FileHandle.standardError.write(Data("xmppload: could not write the verdict: \(error)\n".utf8))
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         console.finished(summary: summary)
@@ -244,18 +236,6 @@ struct RunCommand: AsyncParsableCommand {
         if verdict.outcome.failed { return .failure }
         if !verdict.thresholdsPassed || stopReason == StopReason.thresholdsFailed.rawValue { return .thresholdsFailed }
         return .success
-    }
-
-    /// Rewrites summary.json, the manifest's stop reason and report.html with the verdict.
-    static func writeVerdict(_ summary: RunSummary, directory: ResultsDirectory) throws {
-        try directory.writeSummary(summary)
-        if var manifest = try? directory.readManifest(), manifest.stopReason != summary.stopReason {
-            manifest.stopReason = summary.stopReason
-            try directory.writeManifest(manifest)
-        }
-        var merged = try MergedResults.load(directories: [directory.path])
-        merged.summary = summary
-        try directory.writeReport(HTMLReport.render(merged))
     }
 
     struct ResolvedOptions {
@@ -407,6 +387,10 @@ struct RunCommand: AsyncParsableCommand {
         configuration.endpoints = endpoints
         configuration.sourceAddresses = sourcePool
         configuration.startAt = startDate
+        // `to: random` over the whole run's population when this is one of several segments.
+        if segmentValue.count > 1, let whole = Self.parseRange(accountsText) {
+            configuration.population = PlannedPopulation(plan: plan, definition: definition, accounts: whole, segmentCount: segmentValue.count)
+        }
         let evaluator = VerdictEvaluator(
             rules: (definition.thresholds + flagThresholds).map(VerdictRule.init),
             warmup: warmupValue.seconds, loadEnd: plan.stopAfter?.seconds,
@@ -594,13 +578,30 @@ final class ThresholdWatch: RunOutput, @unchecked Sendable {
 
     var evaluator: VerdictEvaluator { lock.withLock { monitor.evaluator } }
 
+    /// The verdict `judge` gave, once it did.
+    private(set) var verdict: Verdict? {
+        get { lock.withLock { judged } }
+        set { lock.withLock { judged = newValue } }
+    }
+    private var judged: Verdict?
+
+    /// The run's judge (`LoadRun.run(outputs:judge:)`): puts the verdict into the summary before
+    /// summary.json, the manifest and report.html are written, and keeps it for the exit status.
+    func judge(_ summary: inout RunSummary) {
+        let evaluator = self.evaluator
+        let lostAtEnd = summary.messages.lost > evaluator.lostInIntervals ? summary.messages.lost - evaluator.lostInIntervals : 0
+        let verdict = evaluator.verdict(stopReason: summary.stopReason, finalLost: lostAtEnd)
+        summary.apply(verdict)
+        self.verdict = verdict
+    }
+
     func intervalEnded(_ interval: IntervalEnd) -> StopReason? {
         guard let failed = observe(interval: interval.snapshot, cumulative: interval.cumulative) else { return nil }
         FileHandle.standardError.write(Data("xmppload: threshold failed: \(failed.line) — stopping (--abort-on-fail)\n".utf8))
         return .thresholdsFailed
     }
 
-    /// The verdict is applied by the command once the run returned.
+    /// The verdict was applied by `judge` before the run's files were written.
     func runEnded(_ end: RunEnd) {}
 }
 

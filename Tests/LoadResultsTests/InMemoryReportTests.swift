@@ -95,7 +95,7 @@ import Testing
 
     static func fromMemory(_ run: HeldRun, directory: ResultsDirectory) throws -> MergedResults {
         var timeline = MergedResults.Timeline()
-        for interval in run.intervals { try timeline.add(asWritten: interval) }
+        for interval in run.intervals { timeline.add(asWritten: interval) }
         return MergedResults(directory: directory.path, manifest: run.manifest, summary: run.summary, timeline: timeline)
     }
 
@@ -139,7 +139,7 @@ import Testing
         var exact = MergedResults.Timeline()
         var written = MergedResults.Timeline()
         exact.add(interval)
-        try written.add(asWritten: interval)
+        written.add(asWritten: interval)
         let decoded = try ResultsDirectory.decoder.decode(IntervalSnapshot.self, from: ResultsDirectory.line(for: interval))
         let exactP99 = exact.total.latency["message"]?.microseconds(atPercentile: 99)
         let writtenP99 = written.total.latency["message"]?.microseconds(atPercentile: 99)

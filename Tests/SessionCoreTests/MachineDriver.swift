@@ -33,6 +33,11 @@ final class TestHost: SessionHost {
 
     var facts = ServerFacts()
     func learned(_ more: ServerFacts) { facts.merge(more) }
+    /// XEP-0202 answers the probing session reported: (sent, received, utc).
+    var timeAnswers: [(sent: SessionInstant, received: SessionInstant, utc: String)] = []
+    /// This generator's clock for stamps (nil: a run of one generator).
+    var stampClock: MessageStamp.Clock?
+    func serverTimeAnswered(sent: SessionInstant, received: SessionInstant, utc: String) { timeAnswers.append((sent, received, utc)) }
 
     func sessionStageChanged(from old: SessionStage, to new: SessionStage) {
         if old == .connecting { connecting -= 1 }

@@ -14,7 +14,7 @@ public final class ReportOutput: RunOutput, @unchecked Sendable {
     public init() {}
 
     public func intervalEnded(_ interval: IntervalEnd) throws -> StopReason? {
-        try lock.withLock { try timeline.add(asWritten: interval.snapshot) }
+        lock.withLock { timeline.add(asWritten: interval.snapshot) }
         return nil
     }
 

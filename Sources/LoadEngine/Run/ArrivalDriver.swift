@@ -131,7 +131,9 @@ final class ArrivalDriver {
     private func startSession(slot: Int, userIndex: Int, phase: Int, intended: NIODeadline) {
         let environment = context.environment
         let configuration = environment.configuration
-        let serial = serials.loadThenWrappingIncrement(ordering: .relaxed)
+        // serials are unique across the segments of a run (they are the stamps' sender ids).
+        let localSerial = serials.loadThenWrappingIncrement(ordering: .relaxed)
+        let serial = localSerial * segment.count + segment.index
         let number = configuration.accounts.lowerBound + slot
         let username = "\(configuration.accountPrefix)\(number)"
         let endpoint = environment.endpoint(forArrival: userIndex)
@@ -144,7 +146,7 @@ final class ArrivalDriver {
             identity: identity, script: script, settings: environment.settings,
             host: context, generator: rng, intendedStart: environment.instant(intended))
         // The run's first session asks the server about itself, for the manifest (issue 14).
-        machine.probesServer = serial == 0
+        machine.probesServer = localSerial == 0
         liveSessions.increment()
         context.start(
             VirtualUser(

@@ -54,7 +54,7 @@ struct IntervalCollector {
             rssBytes: ProcessProbe.residentBytes(), openFileDescriptors: ProcessProbe.openFileDescriptors(),
             loopLagP99Milliseconds: merged.loopLag.milliseconds(atPercentile: 99),
             loopLagMaxMilliseconds: Double(merged.loopLag.maxMicroseconds) / 1000, cores: System.coreCount)
-        merged.health?.peakRSSBytes = ProcessProbe.peakResidentBytes()  // HOOK (hostile): VmHWM for the summary's peak
+        merged.health?.peakRSSBytes = ProcessProbe.peakResidentBytes()  // VmHWM, for the summary's peak
         lastCPU = cpu
         merged.ledger = ledger.apply(merged.messageEvents)
         merged.messageEvents = MessageEvents()

@@ -53,14 +53,16 @@ public final class LoadRun: Sendable {
     /// Runs to the end and returns the summary that was written to `summary.json`.
     ///
     /// `outputs` get every interval and the run's end after the run's own outputs (intervals.jsonl,
-    /// report.html, the Prometheus endpoint), in the order given; see `RunOutput`.
-    public func run(outputs: [any RunOutput] = []) async throws -> RunSummary {
+    /// report.html, the Prometheus endpoint), in the order given; see `RunOutput`. `judge` completes
+    /// the summary (the verdict: thresholds, findings, the outcome, maybe the stop reason) before
+    /// summary.json, the manifest and report.html are written, so each is written once.
+    public func run(outputs: [any RunOutput] = [], judge: ((inout RunSummary) -> Void)? = nil) async throws -> RunSummary {
         let fdLimit = FileDescriptorLimit.raiseToHardLimit()
         let endpoints = try RunEnvironment.resolveEndpoints(of: configuration)
         let tls = try TLSSetup(domain: configuration.domain, insecure: configuration.insecure)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoops))
         do {
-            let summary = try await run(group: group, fdLimit: fdLimit, endpoints: endpoints, tls: tls, outputs: outputs)
+            let summary = try await run(group: group, fdLimit: fdLimit, endpoints: endpoints, tls: tls, outputs: outputs, judge: judge)
             try? await group.shutdownGracefully()
             return summary
         } catch {
@@ -71,7 +73,7 @@ public final class LoadRun: Sendable {
 
     private func run(
         group: MultiThreadedEventLoopGroup, fdLimit: Int, endpoints: [SocketAddress], tls: TLSSetup,
-        outputs callerOutputs: [any RunOutput]
+        outputs callerOutputs: [any RunOutput], judge: ((inout RunSummary) -> Void)?
     ) async throws -> RunSummary {
         let clockOrigin = NIODeadline.now()
         let environment = RunEnvironment(
@@ -150,16 +152,22 @@ public final class LoadRun: Sendable {
 
         let ledger = collector.finishLedger()
         let endedAt = Date()
-        manifest.endedAt = endedAt
-        manifest.serverFacts = await loops.serverFacts()
-        manifest.stopReason = sequence.reason.rawValue
-        try directory.writeManifest(manifest)
-        let summary = RunSummary(
+        var summary = RunSummary(
             runID: runID, profile: manifest.profiles.map(\.name).joined(separator: "+"),
             startedAt: startedAt, endedAt: endedAt, stopReason: sequence.reason.rawValue,
             total: collector.cumulative, healths: collector.healths,
             peakConcurrent: collector.peakConcurrent, ledger: ledger)
+        // Sends and receipts per sender segment, so `report` reconciles generators.
+        summary.ledger = SegmentLedger(
+            segment: configuration.segment.index, of: configuration.segment.count, sent: collector.ledger.sent,
+            receivedBySender: collector.ledger.distinctReceiptsBySender)
+        summary.clock = ClockOffset.estimate(await loops.clockSamples())
+        judge?(&summary)
+        // summary.json first: it is small and is what a full disk must not cost.
         try directory.writeSummary(summary)
+        manifest.endedAt = endedAt
+        manifest.serverFacts = await loops.serverFacts()
+        manifest.stopReason = summary.stopReason
         manifest.appliedLoad = AppliedLoad(summary)
         try directory.writeManifest(manifest)
         let end = RunEnd(summary: summary, manifest: manifest, directory: directory)

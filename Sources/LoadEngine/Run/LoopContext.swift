@@ -1,3 +1,4 @@
+import Foundation
 import LoadProfile
 import LoadResults
 import NIOCore
@@ -37,7 +38,13 @@ final class LoopContext: SessionHost, ByteCountSink {
     private var churnTask: RepeatedTask?
     /// What the run's probing session (if it is on this loop) learned about the server.
     private(set) var serverFacts: ServerFacts?
+    /// the probing session's XEP-0202 time samples, if it is on this loop.
+    private(set) var clockSamples: [ClockOffset.Sample] = []
     private var churnGenerator = SeededGenerator(seed: 0, stream: 0)
+    /// `to: random` over the whole run (other segments' sessions from the plan).
+    private lazy var targets = WholeRunTargets(
+        directory: environment.directory, population: environment.configuration.population,
+        segment: environment.configuration.segment, firstAccount: environment.configuration.accounts.lowerBound)
 
     init(eventLoop: any EventLoop, environment: RunEnvironment, loopIndex: Int) {
         self.eventLoop = eventLoop
@@ -153,7 +160,7 @@ final class LoopContext: SessionHost, ByteCountSink {
     }
 
     func randomOnlineSlot(excluding slot: Int, using generator: inout SeededGenerator) -> Int? {
-        environment.directory.randomOnline(excluding: slot, using: &generator)
+        targets.randomOnlineSlot(excluding: slot, at: now(), using: &generator)  // whole run
     }
 
     func setOnline(_ slot: Int, _ online: Bool) {
@@ -176,6 +183,21 @@ final class LoopContext: SessionHost, ByteCountSink {
         case .idle, .ended: break
         }
     }
+
+    /// a clock sample on the wall clock (the session clock's origin placed on it now).
+    func serverTimeAnswered(sent: SessionInstant, received: SessionInstant, utc: String) {
+        guard let server = ClockOffset.serverTime(utc: utc) else { return }
+        let wallNow = Int64(Date().timeIntervalSince1970 * 1e9)
+        let origin = wallNow - now().nanoseconds
+        clockSamples.append(
+            ClockOffset.Sample(
+                sent: origin + sent.nanoseconds, received: origin + received.nanoseconds, server: server.nanoseconds, resolution: server.resolution))
+        if clockSamples.count == SessionMachine.timeQueries, let estimate = ClockOffset.estimate(clockSamples) {
+            environment.clock.estimated(estimate)
+        }
+    }
+
+    var stampClock: MessageStamp.Clock? { environment.clock.stampClock }  //
 
     func learned(_ facts: ServerFacts) {
         var known = serverFacts ?? ServerFacts()

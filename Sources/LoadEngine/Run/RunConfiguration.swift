@@ -51,16 +51,19 @@ public struct RunConfiguration: Sendable {
     public var writeStallTimeout: Duration = .seconds(30)
     /// … or as soon as this many bytes are queued on a socket that does not drain.
     public var maxBufferedWriteBytes = 1 << 20
-    /// HOOK (cluster-infra): every endpoint of the run (`--server` repeated, `XMPPLOAD_SERVERS`, or
+    /// every endpoint of the run (`--server` repeated, `XMPPLOAD_SERVERS`, or
     /// DNS SRV), each with weight and priority; `host`/`port` above are the first. Not yet used by
     /// the connect path: pick `WeightedEndpoints(endpoints)!.endpoint(forArrival: n)` per session.
     public var endpoints: [WeightedEndpoint] = []
-    /// HOOK (cluster-infra): `--source`: local addresses outgoing connections bind to, round robin
+    /// `--source`: local addresses outgoing connections bind to, round robin
     /// (`address(forConnection:)`); nil: the kernel chooses. Not yet used by the connect path.
     public var sourceAddresses: SourceAddressPool?
-    /// HOOK (cluster-infra): `--start-at`: the wall-clock time the load starts (the CLI already
+    /// `--start-at`: the wall-clock time the load starts (the CLI already
     /// sleeps until then before `LoadRun.run`); for the manifest.
     public var startAt: Date?
+    /// with `--segment i/N` (N > 1), the whole run's planned population, so `to: random`
+    /// also picks other generators' sessions (`WholeRunTargets`); nil: this generator's sessions only.
+    public var population: PlannedPopulation?
     /// `--label` and `--tag key=value`: recorded in the manifest for `compare`.
     public var label: String?
     public var tags: [String: String] = [:]

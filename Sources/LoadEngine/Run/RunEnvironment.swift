@@ -34,6 +34,8 @@ final class RunEnvironment: Sendable {
     let clockOrigin: NIODeadline
     /// The run's seed: each session's generator derives from (seed, user index).
     let seed: UInt64
+    /// this generator's clock for the stamps of a `--segment` run.
+    let clock: RunClock
 
     /// - Parameters:
     ///   - server: the first endpoint's address.
@@ -78,6 +80,7 @@ final class RunEnvironment: Sendable {
         self.cumulativeWeights = cumulative
         self.registry = registry
         self.clockOrigin = clockOrigin
+        clock = RunClock(clockOrigin: clockOrigin, shared: configuration.segment.count > 1)  //
         settings = SessionSettings(
             domain: configuration.domain, accountPrefix: configuration.accountPrefix,
             accounts: configuration.accounts, password: configuration.password,

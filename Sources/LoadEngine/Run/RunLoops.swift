@@ -92,6 +92,16 @@ struct RunLoops {
         return facts
     }
 
+    /// every loop's XEP-0202 clock samples.
+    func clockSamples() async -> [ClockOffset.Sample] {
+        var samples: [ClockOffset.Sample] = []
+        for (index, loop) in loops.enumerated() {
+            let context = contexts[index]
+            samples += (try? await loop.submit({ context.value.clockSamples }).get()) ?? []
+        }
+        return samples
+    }
+
     private func onEveryLoop(_ body: @escaping @Sendable (ArrivalDriver, LoopContext) -> Void) async {
         for (index, loop) in loops.enumerated() {
             let driver = drivers[index]

@@ -23,6 +23,8 @@ final class SessionConnector: UserConnecting {
     private var connectingUser: VirtualUser?
     /// Connections opened on this loop, for round-robin source addresses.
     private var connections = 0
+    /// XEP-0198 resumption locations seen on this loop, resolved.
+    private var resumeLocations: [String: SocketAddress?] = [:]
 
     init(context: LoopContext) {
         self.context = context
@@ -36,11 +38,34 @@ final class SessionConnector: UserConnecting {
         let sources = environment.sourceAddresses.count
         let source = sources > 0 ? (connections &* environment.configuration.eventLoops &+ context.loopIndex) % sources : 0
         connections &+= 1
-        let server = environment.endpointAddresses[min(user.endpoint, environment.endpointAddresses.count - 1)]
+        var server = environment.endpointAddresses[min(user.endpoint, environment.endpointAddresses.count - 1)]
+        if let location = user.machine.resumeLocation, let address = resumeAddress(location, port: server.port ?? 5222) {
+            server = address
+        }
         sessionBootstrap(source: source).connect(to: server).whenFailure { error in
             bound.value.connectFailed(ConnectionFailure(error))
         }
         connectingUser = nil
+    }
+
+    /// The address of a server's XEP-0198 resumption `location` ("host", "host:port", "[v6]:port"),
+    /// resolved once per loop and remembered; nil (resume at the session's own endpoint) when it does
+    /// not resolve. A host name is resolved on the loop (getaddrinfo), once per distinct location.
+    private func resumeAddress(_ location: String, port defaultPort: Int) -> SocketAddress? {
+        if let known = resumeLocations[location] { return known }
+        var host = Substring(location)
+        var port = defaultPort
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            let rest = host[host.index(after: close)...]
+            if rest.hasPrefix(":"), let parsed = Int(rest.dropFirst()) { port = parsed }
+            host = host[host.index(after: host.startIndex)..<close]
+        } else if host.filter({ $0 == ":" }).count == 1, let colon = host.firstIndex(of: ":") {
+            if let parsed = Int(host[host.index(after: colon)...]) { port = parsed }
+            host = host[..<colon]
+        }
+        let address = try? SocketAddress.makeAddressResolvingHost(String(host), port: port)
+        resumeLocations[location] = address
+        return address
     }
 
     private func sessionBootstrap(source: Int) -> ClientBootstrap {

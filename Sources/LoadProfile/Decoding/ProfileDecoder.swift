@@ -19,7 +19,8 @@ struct ProfileDecoder {
     static let engineVariables = SessionVariable.allCases.map(\.rawValue)
 
     static let topLevelKeys = [
-        "name", "description", "login", "repeat", "reconnect", "keepalive", "step_timeout", "variables", "steps", "load", "mix", "thresholds",
+        "name", "description", "login", "repeat", "reconnect", "keepalive", "stream_management", "step_timeout", "variables", "steps", "load", "mix",
+        "thresholds",
     ]
     static let stepModifiers = ["name", "on_error", "timeout"]
     /// Every step key, in the order `check`'s hints list them (from `StepKind.table`).
@@ -211,7 +212,7 @@ struct ProfileDecoder {
         let plan = root["load"].flatMap { decodeLoad($0) }
         let thresholds = root["thresholds"].map { decodeThresholds($0) } ?? []
         if let mixNode = root["mix"] {
-            for key in ["steps", "login", "repeat", "reconnect", "keepalive", "step_timeout"] where root[key] != nil {
+            for key in ["steps", "login", "repeat", "reconnect", "keepalive", "stream_management", "step_timeout"] where root[key] != nil {
                 problem(root[key], "'\(key)' has no effect in a mix file", hint: "put it in the profiles the mix lists")
             }
             let profiles = decodeMix(mixNode, depth: depth)
@@ -252,6 +253,7 @@ struct ProfileDecoder {
         let stepTimeout = root["step_timeout"].flatMap { duration($0, "step_timeout") } ?? .seconds(30)
         let reconnect = root["reconnect"].flatMap { decodeReconnect($0) } ?? .off
         let keepAlive = root["keepalive"].flatMap { decodeKeepAlive($0) }
+        let streamManagement = root["stream_management"].flatMap { decodeStreamManagement($0) }
         loginDefaults = login
         defaultStepTimeout = stepTimeout
 
@@ -277,6 +279,7 @@ struct ProfileDecoder {
             variables: variables, stepTimeout: stepTimeout, source: file)
         profile.reconnect = reconnect
         profile.keepAlive = keepAlive
+        profile.streamManagement = streamManagement
         return profile
     }
 

@@ -18,6 +18,8 @@ public struct Profile: Sendable, Equatable {
     public var reconnect: ReconnectPolicy = .off
     /// Client pings or whitespace while logged in (`keepalive:`; none by default).
     public var keepAlive: KeepAlive?
+    /// XEP-0198 acks and resumption (`stream_management:`; off by default).
+    public var streamManagement: StreamManagement?
     /// The file it came from.
     public var source: String
 

@@ -16,12 +16,19 @@ public struct RunSummary: Codable, Sendable, Equatable {
         public var reconnected: UInt64?
         /// Sessions dropped on purpose by `--churn`.
         public var churned: UInt64?
+        /// XEP-0198: streams resumed after a drop, resumptions refused (a fresh login followed), and
+        /// our stanzas never acknowledged when a stream was given up (absent in older files).
+        public var resumed: UInt64?
+        public var resumeFailed: UInt64?
+        public var unacknowledgedStanzas: UInt64?
         enum CodingKeys: String, CodingKey {
             case started
             case loggedIn = "logged_in"
             case failed, completed
             case peakConcurrent = "peak_concurrent"
-            case reconnects, reconnected, churned
+            case reconnects, reconnected, churned, resumed
+            case resumeFailed = "resume_failed"
+            case unacknowledgedStanzas = "unacknowledged_stanzas"
         }
     }
 
@@ -124,6 +131,12 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var findings: [TrendFinding]?
     /// The run's own verdict (did sessions log in; did the load run as planned).
     public var verdict: RunOutcome?
+    /// chat sends and distinct receipts per sender segment, for reconciling the
+    /// generators of a `--segment` run in `report` (absent in older files).
+    public var ledger: SegmentLedger?
+    /// this generator's wall clock against the server's XEP-0202 time (absent when the
+    /// server did not answer, and in older files).
+    public var clock: ClockOffset?
     /// Per-node figures when the run had more than one endpoint (`NodeSummary`); absent otherwise.
     public var nodes: NodeSummary?
     /// What to do about the generator's own limits that errors hit (`ConnectionHint`), one line per
@@ -141,7 +154,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
         case latencyMilliseconds = "latency_ms"
         case serviceLatencyMilliseconds = "service_latency_ms"
         case messages, bytes, accounts, rooms, stanzas, errors, folded, generator
-        case thresholds, findings, verdict, nodes, hints
+        case thresholds, findings, verdict, ledger, clock, nodes, hints
     }
 
     /// Builds the summary from the run's accumulated snapshot and its intervals. `descriptorLimits`
@@ -161,7 +174,9 @@ public struct RunSummary: Codable, Sendable, Equatable {
             started: total.counter(.sessionsStarted), loggedIn: total.counter(.sessionsLoggedIn),
             failed: total.counter(.sessionsFailed), completed: total.counter(.sessionsCompleted),
             peakConcurrent: peakConcurrent, reconnects: total.counter(.sessionsReconnects),
-            reconnected: total.counter(.sessionsReconnected), churned: total.counter(.sessionsChurned))
+            reconnected: total.counter(.sessionsReconnected), churned: total.counter(.sessionsChurned),
+            resumed: total.counter(.sessionsResumed), resumeFailed: total.counter(.sessionsResumeFailed),
+            unacknowledgedStanzas: total.counter(.streamManagementUnacknowledged))
         latencyMilliseconds = total.latency.mapValues(Percentiles.init)
         serviceLatencyMilliseconds = total.serviceLatency.mapValues(Percentiles.init)
         messages = Messages(

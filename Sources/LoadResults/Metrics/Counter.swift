@@ -14,6 +14,9 @@ public enum Counter: Int, CaseIterable, Sendable {
     case sessionsReconnects, sessionsReconnected
     /// Online sessions the run dropped on purpose (`--churn`); each then reconnects.
     case sessionsChurned
+    /// XEP-0198: streams resumed after a drop, resumptions the server refused (a fresh login followed),
+    /// and our stanzas still unacknowledged when it refused (lost unless they were delivered anyway).
+    case sessionsResumed, sessionsResumeFailed, streamManagementUnacknowledged
 
     public var name: String {
         switch self {
@@ -45,6 +48,9 @@ public enum Counter: Int, CaseIterable, Sendable {
         case .sessionsReconnects: return "sessions_reconnects"
         case .sessionsReconnected: return "sessions_reconnected"
         case .sessionsChurned: return "sessions_churned"
+        case .sessionsResumed: return "sessions_resumed"
+        case .sessionsResumeFailed: return "sessions_resume_failed"
+        case .streamManagementUnacknowledged: return "sm_unacknowledged_at_failed_resume"
         }
     }
 

@@ -50,6 +50,15 @@ public struct LatencyHistogram: Sendable, Equatable {
         histogram.recordedValues().map { ($0.value, $0.count) }
     }
 
+    /// This histogram as `intervals.jsonl` holds it (and decoding gives it back): every bucket's count
+    /// at the bucket's highest equivalent value, so exact extremes inside a bucket are gone. The same
+    /// value as an encode and decode, without the JSON.
+    public var asWritten: LatencyHistogram {
+        var written = LatencyHistogram()
+        for bucket in histogram.recordedValues() { written.record(microseconds: bucket.value, count: bucket.count) }
+        return written
+    }
+
     /// The percentile spectrum: (percentile, value µs) points for charts.
     public func spectrum(ticksPerHalfDistance: Int = 5) -> [(percentile: Double, microseconds: UInt64)] {
         guard !isEmpty else { return [] }

@@ -12,6 +12,8 @@ public struct MessageLedger: Sendable {
         var watermark: UInt32 = 0
         var above: Set<UInt32> = []
         var received: UInt64 = 0
+        /// Distinct receipts (`received` is settled by `finish()`; this is not)..
+        var distinct: UInt64 = 0
     }
 
     private var senders: [UInt32: SenderState] = [:]
@@ -37,6 +39,7 @@ public struct MessageLedger: Sendable {
             } else {
                 received += 1
                 state.received += 1
+                state.distinct += 1
                 state.above.insert(event.sequence)
                 while state.above.remove(state.watermark + 1) != nil { state.watermark += 1 }
                 let pair = UInt64(event.sender) << 32 | UInt64(event.receiver)
@@ -50,6 +53,12 @@ public struct MessageLedger: Sendable {
         }
         totals.add(found)
         return found
+    }
+
+    /// Distinct messages received per sender id (senders of other generators included), for
+    /// `SegmentLedger`..
+    public var distinctReceiptsBySender: [UInt32: UInt64] {
+        senders.compactMapValues { $0.distinct > 0 ? $0.distinct : nil }
     }
 
     /// Messages sent and not (yet) received.

@@ -124,13 +124,16 @@ public enum HTMLReport {
         let m = summary.messages
         let g = summary.generator
         var html = "<div class=\"cards\">"
+        let resumption: [(String, String)] =
+            (s.resumed ?? 0) + (s.resumeFailed ?? 0) > 0
+            ? [("streams resumed", "\(s.resumed ?? 0)"), ("resumes refused", "\(s.resumeFailed ?? 0)")] : []
         for (label, value) in [
             ("sessions started", "\(s.started)"), ("logged in", "\(s.loggedIn)"), ("failed", "\(s.failed)"),
             ("peak concurrent", "\(s.peakConcurrent)"), ("reconnects", "\(s.reconnects ?? 0)"), ("messages sent", "\(m.sent)"),
             ("received", "\(m.received)"),
             ("lost", "\(m.lost)"), ("duplicated", "\(m.duplicated)"), ("bytes sent", TextReport.formatBytes(summary.bytes.sent)),
             ("bytes received", TextReport.formatBytes(summary.bytes.received)), ("dropped arrivals", "\(g.droppedArrivals)"),
-        ] {
+        ] + resumption {
             html += "<div class=\"card\"><b>\(esc(value))</b><span>\(esc(label))</span></div>"
         }
         html +=

@@ -17,6 +17,13 @@ public struct MergedResults: Sendable {
     /// Everything added up.
     public var total: IntervalSnapshot
     public var summary: RunSummary
+    /// Why the directories' message ledgers could not be reconciled across generators (then `lost`
+    /// is the sum of each generator's own count, which counts a message received by another
+    /// generator as lost); nil when they were, or when a directory has no ledger (older files).
+    public var ledgerProblem: SegmentLedger.MergeProblem?
+    /// Each generator's clock against the server (XEP-0202), by its segment (`"i/N"`, or the summary's
+    /// position when it has no ledger); generators that did not measure theirs are absent.
+    public var clocks: [String: ClockOffset]
 
     /// Every generator's endpoint, one per results directory with a manifest: `host → server
     /// (segment i/N)`, so a merged report names all of them, not the first.
@@ -48,8 +55,13 @@ public struct MergedResults: Sendable {
         /// from memory equals the one `xmppload report` renders from the files. (The files keep every
         /// histogram bucket but not the exact extremes inside a bucket: a bucket is written as its
         /// highest equivalent value, which moves a percentile or maximum by less than 0.1 %.)
-        public mutating func add(asWritten interval: IntervalSnapshot) throws {
-            add(try ResultsDirectory.decoder.decode(IntervalSnapshot.self, from: ResultsDirectory.line(for: interval)))
+        /// Histograms are the only lossy part of the file (doubles, counters and labels round-trip
+        /// exactly), so only they are converted — no JSON encode and decode per interval.
+        public mutating func add(asWritten interval: IntervalSnapshot) {
+            var written = interval
+            written.latency = interval.latency.mapValues(\.asWritten)
+            written.serviceLatency = interval.serviceLatency.mapValues(\.asWritten)
+            add(written)
         }
     }
 
@@ -66,11 +78,24 @@ public struct MergedResults: Sendable {
         let total = timeline.total
         let peak = summaries.isEmpty ? timeline.peakLive : summaries.reduce(Int64(0)) { $0 + $1.sessions.peakConcurrent }
         var ledger = total.ledger
+        var reconciled: SegmentLedger?
+        var ledgerProblem: SegmentLedger.MergeProblem?
         if summaries.count == directories.count {
             ledger = LedgerCounts(
                 lost: summaries.reduce(0) { $0 + $1.messages.lost },
                 duplicated: summaries.reduce(0) { $0 + $1.messages.duplicated },
                 reordered: summaries.reduce(0) { $0 + $1.messages.reordered })
+            // Several generators of one run: a message counts as lost only when no generator received
+            // it (duplicates and order are judged by each receiver, so their sums stand).
+            let ledgers = summaries.compactMap(\.ledger)
+            if ledgers.count == summaries.count {
+                do {
+                    reconciled = try SegmentLedger.merged(ledgers)
+                    if summaries.count > 1, let reconciled { ledger.lost = reconciled.lost }
+                } catch {
+                    ledgerProblem = error
+                }
+            }
         }
         let started = manifests.map(\.startedAt).min() ?? Date(timeIntervalSince1970: 0)
         let ended = manifests.compactMap(\.endedAt).max() ?? started.addingTimeInterval(total.end)
@@ -85,7 +110,17 @@ public struct MergedResults: Sendable {
         // One run's verdict (thresholds, findings, outcome) survives `report`; merged generators have none yet.
         if directories.count == 1, let only = summaries.first {
             (summary.thresholds, summary.findings, summary.verdict) = (only.thresholds, only.findings, only.verdict)
+            summary.clock = only.clock
         }
+        summary.ledger = reconciled
+        var clocks: [String: ClockOffset] = [:]
+        for (index, generator) in summaries.enumerated() {
+            guard let clock = generator.clock else { continue }
+            let name = generator.ledger.flatMap { ledger in ledger.segments.first.map { "\($0)/\(ledger.segmentCount)" } } ?? "#\(index + 1)"
+            clocks[name] = clock
+        }
+        self.clocks = clocks
+        self.ledgerProblem = ledgerProblem
         self.directories = directories
         self.manifests = manifests
         self.points = timeline.points

@@ -6,7 +6,7 @@ public enum TextReport {
     /// Login phases in the order they happen, for the breakdown table.
     public static let loginPhases = [
         "login.connect", "login.tls", "login.features", "login.register", "login.sasl",
-        "login.bind", "login.session",
+        "login.bind", "login.session", "login.resume",
     ]
 
     public static func render(_ summary: RunSummary) -> String {
@@ -17,7 +17,10 @@ public enum TextReport {
         line(
             "sessions   started \(s.started)  logged in \(s.loggedIn)  failed \(s.failed)  completed \(s.completed)  peak concurrent \(s.peakConcurrent)"
                 + ((s.reconnects ?? 0) > 0 ? "  reconnects \(s.reconnects ?? 0) (logged in again \(s.reconnected ?? 0))" : "")
-                + ((s.churned ?? 0) > 0 ? "  churned \(s.churned ?? 0)" : ""))
+                + ((s.churned ?? 0) > 0 ? "  churned \(s.churned ?? 0)" : "")
+                + ((s.resumed ?? 0) + (s.resumeFailed ?? 0) > 0
+                    ? "  resumed \(s.resumed ?? 0) (refused \(s.resumeFailed ?? 0), stanzas never acknowledged \(s.unacknowledgedStanzas ?? 0))"
+                    : ""))
         let m = summary.messages
         line(
             "messages   sent \(m.sent)  received \(m.received)  lost \(m.lost)  duplicated \(m.duplicated)  reordered \(m.reordered)"

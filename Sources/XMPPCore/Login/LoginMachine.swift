@@ -35,6 +35,10 @@ public struct LoginMachine {
         /// When true, a SCRAM key-cache miss returns `.deriveKey` (derive elsewhere, then call
         /// `keyDerived(_:)`) instead of running PBKDF2 inside `received(_:)`.
         public var deriveKeysElsewhere: Bool
+        /// XEP-0198: after SASL, resume the stream with this `<resume/>` instead of binding a resource,
+        /// when the server offers stream management (`.resumed` or, on `<failed/>`, `.resumeFailed`
+        /// and a fresh bind follow). Nil: a fresh login.
+        public var resume: XMLElement?
 
         public init(
             domain: String, username: String, password: String, resource: String,
@@ -71,6 +75,10 @@ public struct LoginMachine {
         case registered(created: Bool)
         /// Login finished; the bound full JID.
         case loggedIn(jid: String)
+        /// The stream was resumed (XEP-0198 `<resumed/>`, given): the login is over, nothing was bound.
+        case resumed(XMLElement)
+        /// The server refused to resume (`<failed/>`, given); a fresh bind follows at once.
+        case resumeFailed(XMLElement)
         /// Login failed; close the connection.
         case fail(LoginError)
         /// Derive SCRAM keys for this request off the event loop (`SCRAMKeyRequest.derive()`), then
@@ -96,6 +104,7 @@ public struct LoginMachine {
         case authenticating(SASLProgress)
         case awaitingBind(id: String, sessionRequired: Bool)
         case awaitingSession(id: String)
+        case awaitingResumed(sessionRequired: Bool)
         case finished
     }
 
@@ -106,6 +115,8 @@ public struct LoginMachine {
     public private(set) var chosenMechanism: SASLMechanism?
     /// The bound JID, once bound.
     public private(set) var boundJID: String?
+    /// The features after authentication offered XEP-0198 stream management.
+    public private(set) var offersStreamManagement = false
 
     /// - Parameter keyCache: the event loop's SCRAM key cache (one per loop), or nil for no caching.
     public init(configuration: Configuration, keyCache: SCRAMKeyCache?) {
@@ -199,6 +210,17 @@ public struct LoginMachine {
             }
             state = .finished
             return [.loggedIn(jid: boundJID!)]
+        case .awaitingResumed(let sessionRequired):
+            guard element.namespace == XMPPNamespace.streamManagement else { return unexpected(element) }
+            switch element.name {
+            case "resumed":
+                state = .finished
+                return [.resumed(element)]
+            case "failed":
+                return [.resumeFailed(element), .enterPhase(.bind)] + bind(sessionRequired: sessionRequired)
+            default:
+                return unexpected(element)
+            }
         }
     }
 
@@ -247,15 +269,24 @@ public struct LoginMachine {
             // RFC 6121 dropped session establishment; servers that still need it say so without <optional/>.
             let session = features.firstChild(named: "session", namespace: XMPPNamespace.session)
             let sessionRequired = session != nil && session?.firstChild(named: "optional", namespace: nil) == nil
-            let id = "bind1"
-            state = .awaitingBind(id: id, sessionRequired: sessionRequired)
-            let bind = XMLElement(
-                "bind", namespace: XMPPNamespace.bind,
-                children: [
-                    .element(Stanza.textElement("resource", configuration.resource, namespace: XMPPNamespace.bind))
-                ])
-            return [.send(Stanza.iq(type: "set", id: id, child: bind))]
+            offersStreamManagement = features.firstChild(named: "sm", namespace: XMPPNamespace.streamManagement) != nil
+            if offersStreamManagement, let resume = configuration.resume {
+                state = .awaitingResumed(sessionRequired: sessionRequired)
+                return [.enterPhase(.resume), .send(resume)]
+            }
+            return bind(sessionRequired: sessionRequired)
         }
+    }
+
+    private mutating func bind(sessionRequired: Bool) -> [Action] {
+        let id = "bind1"
+        state = .awaitingBind(id: id, sessionRequired: sessionRequired)
+        let bind = XMLElement(
+            "bind", namespace: XMPPNamespace.bind,
+            children: [
+                .element(Stanza.textElement("resource", configuration.resource, namespace: XMPPNamespace.bind))
+            ])
+        return [.send(Stanza.iq(type: "set", id: id, child: bind))]
     }
 
     // MARK: - SASL

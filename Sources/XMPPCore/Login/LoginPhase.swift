@@ -19,6 +19,9 @@ public enum LoginPhase: String, Sendable, CaseIterable {
     case bind
     /// RFC 3921 session establishment, only when the server requires it.
     case session
+    /// XEP-0198 resumption: from sending `<resume/>` to `<resumed/>` or `<failed/>` (a resumed login
+    /// binds nothing; a failed one binds next, in `bind`).
+    case resume
 
     /// The metric name under which this phase is recorded.
     public var metricName: String { "login.\(rawValue)" }

@@ -15,6 +15,39 @@ public struct MessageStamp: Sendable, Hashable {
     public var sentNanos: UInt64
     public var intendedNanos: UInt64
     public var node: String?
+    /// the sender generator's clock, in stamps of a `--segment` run (attributes `w`, `c`,
+    /// `u`), so a receiver on another generator can place `sentNanos` on its own clock.
+    public var clock: Clock?
+
+    /// Where a generator's session clock stands (nanoseconds): `wallOrigin`, its origin on the
+    /// generator's wall clock (since 1970); `offset` (server − wall) and `uncertainty` once estimated
+    /// against the server's XEP-0202 time.
+    public struct Clock: Sendable, Hashable {
+        public var wallOrigin: Int64
+        public var offset: Int64?
+        public var uncertainty: Int64?
+
+        public init(wallOrigin: Int64, offset: Int64? = nil, uncertainty: Int64? = nil) {
+            self.wallOrigin = wallOrigin
+            self.offset = offset
+            self.uncertainty = uncertainty
+        }
+
+        /// What to add to a reading of `sender`'s session clock to place it on this one's: the
+        /// origins' difference on the wall clocks, plus the wall clocks' disagreement measured
+        /// against the server when it exceeds both estimates' uncertainty (else the wall clocks agree
+        /// as far as anyone can tell). Either way the error is at most the two uncertainties added.
+        public func shift(from sender: Clock) -> Int64 {
+            var shift = sender.wallOrigin &- wallOrigin
+            if let ours = offset, let theirs = sender.offset {
+                let disagreement = theirs &- ours
+                if disagreement.magnitude > (uncertainty ?? 0).magnitude &+ (sender.uncertainty ?? 0).magnitude {
+                    shift = shift &+ disagreement
+                }
+            }
+            return shift
+        }
+    }
 
     public init(
         runID: String, sender: UInt32, sequence: UInt32, sentNanos: UInt64, intendedNanos: UInt64, node: String? = nil
@@ -37,7 +70,14 @@ public struct MessageStamp: Sendable, Hashable {
             XMLAttribute("i", String(intendedNanos)),
         ]
         if let node { attributes.append(XMLAttribute("n", node)) }
-        return XMLElement("stamp", namespace: XMPPNamespace.stamp, attributes: attributes)
+        return XMLElement("stamp", namespace: XMPPNamespace.stamp, attributes: attributes + clockAttributes)
+    }
+
+    private var clockAttributes: [XMLAttribute] {
+        guard let clock else { return [] }
+        return [XMLAttribute("w", String(clock.wallOrigin))]
+            + (clock.offset.map { [XMLAttribute("c", String($0))] } ?? [])
+            + (clock.uncertainty.map { [XMLAttribute("u", String($0))] } ?? [])
     }
 
     /// The stamp inside `message`, or nil when it has none or it is malformed.
@@ -51,5 +91,8 @@ public struct MessageStamp: Sendable, Hashable {
         self.init(
             runID: runID, sender: sender, sequence: sequence, sentNanos: sent,
             intendedNanos: stamp.attribute("i").flatMap(UInt64.init) ?? sent, node: stamp.attribute("n"))
+        clock = stamp.attribute("w").flatMap(Int64.init).map {
+            Clock(wallOrigin: $0, offset: stamp.attribute("c").flatMap(Int64.init), uncertainty: stamp.attribute("u").flatMap(Int64.init))
+        }
     }
 }

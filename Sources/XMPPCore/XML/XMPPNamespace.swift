@@ -45,6 +45,8 @@ public enum XMPPNamespace {
     public static let xml = "http://www.w3.org/XML/1998/namespace"
     /// xmppload's message stamp (run id, sender, sequence, send time).
     public static let stamp = "urn:xmppload:stamp:0"
+    /// XEP-0198 stream management (acks and resumption).
+    public static let streamManagement = "urn:xmpp:sm:3"
 
     /// Returns the constant equal to `uri` when there is one (a literal, so it holds no heap storage),
     /// otherwise `uri` itself. Used for values kept per session, such as stream headers.
