@@ -1,3 +1,5 @@
+import LoadResults
+
 /// Who a virtual user is: its serial number in the run, the account slot it claimed and the account.
 ///
 /// `slot` is the account's position in the run's range (0-based, the index into the online
@@ -9,8 +11,12 @@ public struct SessionIdentity: Sendable, Equatable {
     public let accountNumber: Int
     public let username: String
     public let bareJID: String
+    /// The server node this user connects to, in a run with several endpoints (nil: one server);
+    /// its figures are also recorded per node.
+    public let node: ServerNode?
 
-    public init(serial: Int, slot: Int, accountNumber: Int, username: String, bareJID: String) {
+    public init(serial: Int, slot: Int, accountNumber: Int, username: String, bareJID: String, node: ServerNode? = nil) {
+        self.node = node
         self.serial = serial
         self.slot = slot
         self.accountNumber = accountNumber

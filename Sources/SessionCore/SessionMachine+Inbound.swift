@@ -131,6 +131,9 @@ extension SessionMachine {
             host.recorder.groupchatReceived(room: String(from.prefix { $0 != "/" }))
         } else {
             host.recorder.recordLatency(settings.metrics.message, correctedNanoseconds: corrected, serviceNanoseconds: service)
+            if let node = identity.node, let senderNode = stamp.node {
+                host.recorder.recordNodeMessage(senderLabel: senderNode, receiver: node, nanoseconds: service)
+            }
             host.recorder.messageReceived(
                 sender: stamp.sender, sequence: stamp.sequence,
                 receiver: UInt32(truncatingIfNeeded: identity.serial))

@@ -297,7 +297,7 @@ extension SessionMachine {
         var stamp = MessageStamp(
             runID: settings.runID, sender: UInt32(truncatingIfNeeded: identity.serial),
             sequence: messageSequence, sentNanos: now.stampNanoseconds,
-            intendedNanos: min(intended, now).stampNanoseconds)
+            intendedNanos: min(intended, now).stampNanoseconds, node: identity.node?.label)
         stamp.clock = host.stampClock  // the generator's clock, in --segment runs
         send(Stanza.message(to: to, type: type, body: body, extra: [stamp.element]))
         if type == "groupchat" {

@@ -99,7 +99,7 @@ extension SessionMachine {
             session.wasAvailable = isAvailable
             if waiting == .timer, case .think(let due)? = wake { session.suspendedThink = due }
         }
-        host.recorder.recordError(kind: error.kind)
+        host.recorder.recordError(kind: error.kind, node: identity.node)
         host.setOnline(identity.slot, false)
         cancelWake()
         timeout = nil
@@ -129,9 +129,9 @@ extension SessionMachine {
         guard let session = streamManagement, let h = StreamManagementState.handledCount(in: element),
             let resend = session.state.resumed(serverHandled: h)
         else { return end(.login(.protocolViolation("<resumed/> without a valid 'h'"))) }
-        if case .loggingIn(let progress) = stage { recordPhases(progress) }
+        if case .loggingIn(let progress) = stage { recordPhases(progress, node: identity.node) }
         stage = .running
-        recordLatency(settings.metrics.login, from: loginIntended, serviceFrom: connectStart)
+        recordLatency(settings.metrics.login, from: loginIntended, serviceFrom: connectStart, node: identity.node)
         recordLatency(settings.metrics.reconnectLogin, from: loginIntended, serviceFrom: connectStart)
         host.recorder.increment(.sessionsResumed)
         isReconnecting = false

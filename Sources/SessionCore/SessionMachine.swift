@@ -324,8 +324,8 @@ public struct SessionMachine {
     private mutating func loggedIn(jid: String, progress: LoginProgress) {
         boundJID = jid
         stage = .running
-        recordPhases(progress)
-        recordLatency(settings.metrics.login, from: loginIntended, serviceFrom: connectStart)
+        recordPhases(progress, node: identity.node)
+        recordLatency(settings.metrics.login, from: loginIntended, serviceFrom: connectStart, node: identity.node)
         if isReconnecting {
             recordLatency(settings.metrics.reconnectLogin, from: loginIntended, serviceFrom: connectStart)
             host.recorder.increment(.sessionsReconnected)
@@ -402,7 +402,7 @@ public struct SessionMachine {
         }
         host.sessionStageChanged(from: gauge, to: .ended)
         if let error {
-            host.recorder.recordError(kind: error.kind)
+            host.recorder.recordError(kind: error.kind, node: identity.node)
             host.recorder.increment(.sessionsFailed)
         } else {
             host.recorder.increment(.sessionsCompleted)
@@ -440,7 +440,7 @@ public struct SessionMachine {
     /// MUC room, the step in flight) and arms the back-off; the program starts again after the next login.
     private mutating func scheduleReconnect(after error: SessionError?) {
         if case .running = stage { host.sessionStageChanged(from: .online, to: .connecting) }
-        if let error { host.recorder.recordError(kind: error.kind) }
+        if let error { host.recorder.recordError(kind: error.kind, node: identity.node) }
         host.setOnline(identity.slot, false)
         cancelWake()
         timeout = nil
@@ -532,17 +532,23 @@ public struct SessionMachine {
     // MARK: - Recording and writing
 
     /// Ends the login's current phase now and records every phase it went through, once it succeeded.
-    func recordPhases(_ progress: LoginProgress) {
+    func recordPhases(_ progress: LoginProgress, node: ServerNode? = nil) {
         progress.enter(nil, now: now)
         for (index, nanos) in progress.phaseNanos.enumerated() where progress.phasesVisited & (1 << index) != 0 {
-            host.recorder.recordLatency(settings.metrics.phases[index], correctedNanoseconds: nanos, serviceNanoseconds: nanos)
+            host.recorder.recordLatency(
+                settings.metrics.phases[index], correctedNanoseconds: nanos, serviceNanoseconds: nanos, node: node,
+                keepServiceForNode: false)
         }
     }
 
-    mutating func recordLatency(_ metric: MetricID, from intended: SessionInstant, serviceFrom actual: SessionInstant) {
+    /// Records `metric` from `intended` (corrected) and `actual` (service) to now; also for `node`
+    /// when given (a run with several endpoints).
+    mutating func recordLatency(
+        _ metric: MetricID, from intended: SessionInstant, serviceFrom actual: SessionInstant, node: ServerNode? = nil
+    ) {
         host.recorder.recordLatency(
             metric, correctedNanoseconds: now.nanoseconds(since: intended),
-            serviceNanoseconds: now.nanoseconds(since: actual))
+            serviceNanoseconds: now.nanoseconds(since: actual), node: node)
     }
 
     mutating func send(_ element: XMLElement) {

@@ -4,7 +4,8 @@ import Testing
 
 /// A two-node ejabberd cluster on loopback (scripts/ejabberd-cluster): the nodes form a cluster, and
 /// messages from users logged in on node 1 reach a user logged in on node 2 — two xmppload processes,
-/// one per node, sharing a run id. Skipped (with a note) when ejabberd is not installed.
+/// one per node, sharing a run id; then one process with both endpoints fills the node × node
+/// message matrix with 0 lost. Skipped (with a note) when ejabberd is not installed.
 @Suite(.serialized) struct EjabberdClusterTests {
     static var ejabberdInstalled: Bool {
         FileManager.default.fileExists(atPath: "/usr/lib/x86_64-linux-gnu/ejabberd-23.01")
@@ -71,6 +72,52 @@ import Testing
         #expect(sent.messages.sent == 50)
         #expect(received.messages.received == 50, "received \(received.messages)")
         #expect(received.messages.duplicated == 0)
+
+        try Self.oneGeneratorOnBothNodesFillsTheMatrix(servers: servers, base: base)
+    }
+
+    /// One generator with both endpoints (`--server` twice): sessions alternate between the nodes,
+    /// each sends 3 messages to random online users, so messages go within and across nodes. Per-node
+    /// logins and all four matrix cells have counts, and nothing is lost.
+    static func oneGeneratorOnBothNodesFillsTheMatrix(servers: [String], base: String) throws {
+        let profile = "\(base)/node-matrix.yaml"
+        try """
+        name: node-matrix
+        login: {resource: matrix}
+        steps:
+          - login
+          - presence: available
+          - think: 3s
+          - message: {to: random, body_size: 32, count: 3, interval: 300ms}
+          - stay_online
+          - logout
+        """.write(toFile: profile, atomically: true, encoding: .utf8)
+        let run = try ChildProcess.spawn(
+            CommandLineTests.binary,
+            [
+                profile, "--server", servers[0], "--server", servers[1], "--accounts", "1-20", "--sessions", "20",
+                "--ramp", "1s", "--duration", "10s", "--out", "\(base)/matrix",
+            ].run(["--domain", "load.test", "--password", "secret", "--insecure", "--plain"]))
+        defer { run.removeLog() }
+        let status = run.wait(timeout: 90)
+        #expect(status == 0, "\(run.output)")
+        let summary = try ResultsDirectory(path: "\(base)/matrix").readSummary()
+        #expect(summary.sessions.loggedIn == 20)
+        // Every message to a random online user arrives (a session that found nobody online yet sends none).
+        #expect(summary.messages.sent >= 40 && summary.messages.received == summary.messages.sent, "\(summary.messages)")
+        #expect(summary.messages.lost == 0 && summary.messages.duplicated == 0)
+        let nodes = try #require(summary.nodes, "a run with two endpoints has per-node figures")
+        #expect(nodes.labels == servers.sorted())
+        for server in servers {
+            #expect(nodes.nodes[server]?.loggedIn == 10, "sessions alternate between the nodes: \(server)")
+            #expect(nodes.nodes[server]?.phases["login.sasl"]?.count == 10)
+            for receiver in servers {
+                #expect((nodes.messageMatrix[server]?[receiver]?.count ?? 0) > 0, "matrix cell \(server) → \(receiver)")
+            }
+        }
+        #expect(nodes.messageCounts.total == summary.messages.received)
+        #expect(nodes.messageCounts.crossNode > 0 && nodes.messageCounts.crossNode < nodes.messageCounts.total)
+        #expect(run.output.contains("message latency by node"), "the text report shows the matrix")
     }
 }
 

@@ -6,8 +6,10 @@ import Testing
 /// The exposition's names, kinds, help texts and labels are what dashboards query: they must not
 /// change. The expected lines below are those the exporter wrote before the names became a table.
 @Suite struct PrometheusExpositionTests {
-    static func exposition() -> String {
+    /// `withNodes`: as a run with two endpoints (per-node series); without, as a single-server run.
+    static func exposition(withNodes: Bool = false) -> String {
         var interval = IntervalSnapshot(start: 0, end: 5)
+        if withNodes { interval.nodes = NodeExpositionTests.twoNodes() }
         for counter in Counter.allCases { interval.counters[counter.name] = 1 }
         interval.counters[Counter.accountsExisted.name] = 25
         interval.errors["sasl-not-authorized"] = 3
@@ -78,7 +80,7 @@ import Testing
 
     /// The table and the exposition agree: every metric of the table is exposed, with its labels.
     @Test func tableMatchesTheExposition() {
-        let exposition = Self.exposition()
+        let exposition = Self.exposition(withNodes: true)
         for metric in PrometheusMetric.allCases {
             #expect(exposition.contains("# TYPE \(metric.name) \(metric.isCounter ? "counter" : "gauge")"))
             if !metric.labelNames.isEmpty {

@@ -62,12 +62,19 @@ struct MachineDriver {
     private let header: StreamHeader
 
     /// A machine for the first profile of `yaml` (or the profile at `index` of a mix), user 1 of 1…10.
-    init(profile yaml: String, index: Int = 0, slot: Int = 0, seed: UInt64 = 1) throws {
-        try self.init(definition: try ProfileLoader.load(yaml: yaml, file: "test.yaml"), index: index, slot: slot, seed: seed)
+    /// `nodes`: the run's server node labels (several: per-node figures), `node` this user's.
+    init(profile yaml: String, index: Int = 0, slot: Int = 0, seed: UInt64 = 1, nodes: [String] = [], node: ServerNode? = nil) throws {
+        try self.init(
+            definition: try ProfileLoader.load(yaml: yaml, file: "test.yaml"), index: index, slot: slot, seed: seed,
+            nodes: nodes, node: node)
     }
 
-    init(definition: RunDefinition, index: Int = 0, slot: Int = 0, seed: UInt64 = 1) throws {
+    init(
+        definition: RunDefinition, index: Int = 0, slot: Int = 0, seed: UInt64 = 1, nodes: [String] = [],
+        node: ServerNode? = nil
+    ) throws {
         var registry = MetricRegistry()
+        registry.nodeLabels = nodes
         let metrics = FixedMetrics(registry: &registry)
         let scripts = definition.profiles.map { SessionScript(profile: $0.profile, registry: &registry) }
         host = TestHost(registry: registry)
@@ -77,7 +84,7 @@ struct MachineDriver {
         let number = slot + 1
         let identity = SessionIdentity(
             serial: slot, slot: slot, accountNumber: number, username: "user\(number)",
-            bareJID: "user\(number)@load.test")
+            bareJID: "user\(number)@load.test", node: node)
         machine = SessionMachine(
             identity: identity, script: scripts[index], settings: settings, host: host,
             generator: SeededGenerator(seed: seed, stream: UInt64(slot)), intendedStart: .zero)

@@ -10,7 +10,10 @@ import Prometheus
 /// `latency_seconds{metric, quantile, window}` with `window="interval"` (the last interval) and
 /// `window="run"` (everything so far) — a Prometheus summary, computed from HDR histograms.
 /// Generator health: `generator_cpu_percent`, `generator_rss_bytes`, `generator_open_fds`,
-/// `generator_loop_lag_p99_seconds`, `generator_saturated`.
+/// `generator_loop_lag_p99_seconds`, `generator_saturated`. Runs with several endpoints add per-node
+/// series (`node` label, one value per endpoint): `node_login_seconds{node, quantile, window}`,
+/// `node_login_count`, `node_errors_total{node, kind}` and the message matrix
+/// `node_message_seconds{node, receiver_node, quantile, window}` / `node_message_count`.
 final class PrometheusExporter: RunOutput {
     let registry = PrometheusCollectorRegistry()
     static let quantiles: [(label: String, percentile: Double)] = [("0.5", 50), ("0.9", 90), ("0.99", 99), ("0.999", 99.9), ("1", 100)]
@@ -46,6 +49,7 @@ final class PrometheusExporter: RunOutput {
                 registry.gauge(.latencyCount, metric, window).set(to: Double(histogram.count))
             }
         }
+        updateNodes(interval: interval, cumulative: cumulative)
         if let health = interval.health {
             registry.gauge(.generatorCPUPercent).set(to: health.cpuPercent)
             registry.gauge(.generatorRSSBytes).set(to: Double(health.rssBytes))
@@ -53,5 +57,39 @@ final class PrometheusExporter: RunOutput {
             registry.gauge(.generatorLoopLagP99Seconds).set(to: health.loopLagP99Milliseconds / 1000)
             registry.gauge(.generatorSaturated).set(to: health.saturated ? 1.0 : 0.0)
         }
+    }
+}
+
+extension PrometheusExporter {
+    /// The per-node series: nothing for a single-server run (no `nodes` in the snapshots).
+    func updateNodes(interval: IntervalSnapshot, cumulative: IntervalSnapshot) {
+        for (node, figures) in interval.nodes?.nodes ?? [:] {
+            for (kind, count) in figures.errors { registry.counter(.nodeErrors, node, kind).increment(by: Int64(clamping: count)) }
+        }
+        for (window, snapshot) in [("interval", interval), ("run", cumulative)] {
+            guard let nodes = snapshot.nodes else { continue }
+            for (node, figures) in nodes.nodes {
+                guard let login = figures.latency["login"] else { continue }
+                for quantile in Self.quantiles {
+                    registry.gauge(.nodeLoginSeconds, node, quantile.label, window).set(to: Self.seconds(login, quantile.percentile))
+                }
+                registry.gauge(.nodeLoginCount, node, window).set(to: Double(login.count))
+            }
+            for (sender, row) in nodes.messages {
+                for (receiver, histogram) in row {
+                    for quantile in Self.quantiles {
+                        registry.gauge(.nodeMessageSeconds, sender, receiver, quantile.label, window)
+                            .set(to: Self.seconds(histogram, quantile.percentile))
+                    }
+                    registry.gauge(.nodeMessageCount, sender, receiver, window).set(to: Double(histogram.count))
+                }
+            }
+        }
+    }
+
+    /// A quantile in seconds (100: the maximum).
+    static func seconds(_ histogram: LatencyHistogram, _ percentile: Double) -> Double {
+        percentile == 100
+            ? Double(histogram.maxMicroseconds) / 1e6 : Double(histogram.microseconds(atPercentile: percentile)) / 1e6
     }
 }

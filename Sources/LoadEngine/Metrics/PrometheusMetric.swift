@@ -23,6 +23,18 @@ enum PrometheusMetric: Hashable, Sendable {
     case generatorOpenFileDescriptors
     case generatorLoopLagP99Seconds
     case generatorSaturated
+    /// `xmppload_node_login_seconds{node, quantile, window}`: login latency per server node (runs with
+    /// several endpoints; one series set per endpoint).
+    case nodeLoginSeconds
+    /// `xmppload_node_login_count{node, window}`.
+    case nodeLoginCount
+    /// `xmppload_node_errors_total{node, kind}`.
+    case nodeErrors
+    /// `xmppload_node_message_seconds{node, receiver_node, quantile, window}`: one-to-one message
+    /// latency from a sender on `node` to a receiver on `receiver_node` (endpoints² series sets at most).
+    case nodeMessageSeconds
+    /// `xmppload_node_message_count{node, receiver_node, window}`.
+    case nodeMessageCount
 
     static let namespace = "xmppload"
 
@@ -31,7 +43,8 @@ enum PrometheusMetric: Hashable, Sendable {
         LoadResults.Counter.allCases.map(PrometheusMetric.counter) + [.errors] + SessionGauge.allCases.map(PrometheusMetric.sessions)
             + [
                 .latencySeconds, .latencyCount, .generatorCPUPercent, .generatorRSSBytes, .generatorOpenFileDescriptors,
-                .generatorLoopLagP99Seconds, .generatorSaturated,
+                .generatorLoopLagP99Seconds, .generatorSaturated, .nodeLoginSeconds, .nodeLoginCount, .nodeErrors,
+                .nodeMessageSeconds, .nodeMessageCount,
             ]
     }
 
@@ -48,6 +61,11 @@ enum PrometheusMetric: Hashable, Sendable {
         case .generatorOpenFileDescriptors: return ("generator_open_fds", "")
         case .generatorLoopLagP99Seconds: return ("generator_loop_lag_p99", "seconds")
         case .generatorSaturated: return ("generator_saturated", "")
+        case .nodeLoginSeconds: return ("node_login", "seconds")
+        case .nodeLoginCount: return ("node_login", "count")
+        case .nodeErrors: return ("node_errors", "total")
+        case .nodeMessageSeconds: return ("node_message", "seconds")
+        case .nodeMessageCount: return ("node_message", "count")
         }
     }
 
@@ -63,6 +81,11 @@ enum PrometheusMetric: Hashable, Sendable {
         case .generatorOpenFileDescriptors: return "Generator open file descriptors"
         case .generatorLoopLagP99Seconds: return "Event-loop lag p99"
         case .generatorSaturated: return "1 when the generator saturated in the last interval"
+        case .nodeLoginSeconds: return "Login latency from the intended start per server node, from HDR histograms"
+        case .nodeLoginCount: return "Logins per server node"
+        case .nodeErrors: return "Typed errors of the sessions of a server node, by kind"
+        case .nodeMessageSeconds: return "Message latency from send to receipt, sender's node to receiver's node"
+        case .nodeMessageCount: return "Messages per sender node and receiver node"
         }
     }
 
@@ -72,13 +95,18 @@ enum PrometheusMetric: Hashable, Sendable {
         case .errors: return ["kind"]
         case .latencySeconds: return ["metric", "quantile", "window"]
         case .latencyCount: return ["metric", "window"]
+        case .nodeLoginSeconds: return ["node", "quantile", "window"]
+        case .nodeLoginCount: return ["node", "window"]
+        case .nodeErrors: return ["node", "kind"]
+        case .nodeMessageSeconds: return ["node", "receiver_node", "quantile", "window"]
+        case .nodeMessageCount: return ["node", "receiver_node", "window"]
         default: return []
         }
     }
 
     var isCounter: Bool {
         switch self {
-        case .counter, .errors: return true
+        case .counter, .errors, .nodeErrors: return true
         default: return false
         }
     }

@@ -136,9 +136,10 @@ final class ArrivalDriver {
         let serial = localSerial * segment.count + segment.index
         let number = configuration.accounts.lowerBound + slot
         let username = "\(configuration.accountPrefix)\(number)"
+        let endpoint = environment.endpoint(forArrival: userIndex)
         let identity = SessionIdentity(
             serial: serial, slot: slot, accountNumber: number, username: username,
-            bareJID: "\(username)@\(configuration.domain)")
+            bareJID: "\(username)@\(configuration.domain)", node: environment.node(ofEndpoint: endpoint))
         var rng = SeededGenerator(seed: environment.seed, stream: UInt64(userIndex))
         let script = environment.pickScript(using: &rng)
         var machine = SessionMachine(
@@ -150,7 +151,7 @@ final class ArrivalDriver {
         context.start(
             VirtualUser(
                 machine: machine, loop: context, userIndex: userIndex, phase: phase,
-                endpoint: environment.endpoint(forArrival: userIndex)))
+                endpoint: endpoint))
     }
 
     private func sessionEnded(_ session: VirtualUser, failed: Bool) {

@@ -58,11 +58,11 @@ public final class LoadRun: Sendable {
     /// summary.json, the manifest and report.html are written, so each is written once.
     public func run(outputs: [any RunOutput] = [], judge: ((inout RunSummary) -> Void)? = nil) async throws -> RunSummary {
         let fdLimit = FileDescriptorLimit.raiseToHardLimit()
-        let server = try SocketAddress.makeAddressResolvingHost(configuration.host, port: configuration.port)
+        let endpoints = try RunEnvironment.resolveEndpoints(of: configuration)
         let tls = try TLSSetup(domain: configuration.domain, insecure: configuration.insecure)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoops))
         do {
-            let summary = try await run(group: group, fdLimit: fdLimit, server: server, tls: tls, outputs: outputs, judge: judge)
+            let summary = try await run(group: group, fdLimit: fdLimit, endpoints: endpoints, tls: tls, outputs: outputs, judge: judge)
             try? await group.shutdownGracefully()
             return summary
         } catch {
@@ -72,12 +72,12 @@ public final class LoadRun: Sendable {
     }
 
     private func run(
-        group: MultiThreadedEventLoopGroup, fdLimit: Int, server: SocketAddress, tls: TLSSetup,
+        group: MultiThreadedEventLoopGroup, fdLimit: Int, endpoints: [SocketAddress], tls: TLSSetup,
         outputs callerOutputs: [any RunOutput], judge: ((inout RunSummary) -> Void)?
     ) async throws -> RunSummary {
         let clockOrigin = NIODeadline.now()
         let environment = RunEnvironment(
-            configuration: configuration, runID: runID, server: server, tls: tls,
+            configuration: configuration, runID: runID, server: endpoints[0], endpointAddresses: endpoints, tls: tls,
             definition: definition, seed: plan.seed, clockOrigin: clockOrigin)
         let directory = ResultsDirectory(path: configuration.outputDirectory)
         try directory.create()

@@ -13,10 +13,12 @@ final class RunEnvironment: Sendable {
     let configuration: RunConfiguration
     let runID: String
     let server: SocketAddress
-    /// Every endpoint's address (`configuration.endpoints`, resolved once), and how sessions spread
-    /// over them by weight (nil: one server, `server`).
+    /// Every endpoint's address (`configuration.endpoints`, resolved once, before the run:
+    /// `resolveEndpoints(of:)`), and how sessions spread over them by weight (nil: one server, `server`).
     let endpointAddresses: [SocketAddress]
     let endpointSpread: WeightedEndpoints?
+    /// The server node of each endpoint, for per-node figures (empty: one server, no per-node figures).
+    let nodes: [ServerNode]
     /// `--source`: local addresses connections bind to, round robin (nil: the kernel chooses).
     let sourceAddresses: [SocketAddress]
     let tls: TLSSetup?
@@ -35,25 +37,33 @@ final class RunEnvironment: Sendable {
     /// this generator's clock for the stamps of a `--segment` run.
     let clock: RunClock
 
+    /// - Parameters:
+    ///   - server: the first endpoint's address.
+    ///   - endpointAddresses: with several endpoints, every endpoint's address in the order of
+    ///     `configuration.endpoints` (`resolveEndpoints(of:)`); ignored (may be empty) with one.
     init(
-        configuration: RunConfiguration, runID: String, server: SocketAddress, tls: TLSSetup?,
-        definition: RunDefinition, seed: UInt64, clockOrigin: NIODeadline
+        configuration: RunConfiguration, runID: String, server: SocketAddress, endpointAddresses: [SocketAddress] = [],
+        tls: TLSSetup?, definition: RunDefinition, seed: UInt64, clockOrigin: NIODeadline
     ) {
         self.seed = seed
         self.configuration = configuration
         self.runID = runID
         self.server = server
         if configuration.endpoints.count > 1, let spread = WeightedEndpoints(configuration.endpoints) {
+            precondition(endpointAddresses.count == spread.all.count, "every endpoint must be resolved before the run")
             endpointSpread = spread
-            endpointAddresses = spread.all.map { (try? SocketAddress.makeAddressResolvingHost($0.host, port: $0.port)) ?? server }
+            self.endpointAddresses = endpointAddresses
+            nodes = spread.all.enumerated().map { ServerNode(index: $0.offset, label: ServerNodeLabel.of($0.element)) }
         } else {
             endpointSpread = nil
-            endpointAddresses = [server]
+            self.endpointAddresses = [server]
+            nodes = []
         }
         sourceAddresses = configuration.sourceAddresses?.addresses.compactMap { try? SocketAddress(ipAddress: $0, port: 0) } ?? []
         self.tls = tls
         self.directory = OnlineDirectory(capacity: configuration.accounts.count)
         var registry = MetricRegistry()
+        registry.nodeLabels = nodes.map(\.label)
         let metrics = FixedMetrics(registry: &registry)
         let overrides = SessionScript.Overrides(
             tls: configuration.tls, mechanism: configuration.mechanism,
@@ -86,6 +96,21 @@ final class RunEnvironment: Sendable {
     func deadline(_ instant: SessionInstant) -> NIODeadline {
         let nanos = Int64(clamping: clockOrigin.uptimeNanoseconds).addingReportingOverflow(instant.nanoseconds)
         return .uptimeNanoseconds(UInt64(max(nanos.overflow ? Int64.max : nanos.partialValue, 0)))
+    }
+
+    /// Every endpoint of `configuration` resolved to an address, in order (the first is the run's
+    /// `server`): `configuration.endpoints` when it has several, else `host`:`port`. Throws one error
+    /// naming every endpoint that does not resolve; the run must not start then.
+    static func resolveEndpoints(of configuration: RunConfiguration) throws(EndpointResolutionError) -> [SocketAddress] {
+        let endpoints =
+            configuration.endpoints.count > 1
+            ? configuration.endpoints : [WeightedEndpoint(host: configuration.host, port: configuration.port)]
+        return try EndpointResolution.addresses(of: endpoints)
+    }
+
+    /// The server node of endpoint `index` (nil for a single-server run: no per-node figures).
+    func node(ofEndpoint index: Int) -> ServerNode? {
+        nodes.indices.contains(index) ? nodes[index] : nil
     }
 
     /// The endpoint (an index into `endpointAddresses`) of the run's arrival `index`, by weight.

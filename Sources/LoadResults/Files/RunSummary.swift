@@ -93,6 +93,10 @@ public struct RunSummary: Codable, Sendable, Equatable {
         public var droppedArrivals: UInt64
         public var saturated: Bool
         public var saturatedIntervals: Int
+        /// The file-descriptor limit the generator ran with (raised to the hard limit) and the hard
+        /// limit; absent in older files. The lowest over generators when merged.
+        public var fdLimit: Int?
+        public var fdHardLimit: Int?
         enum CodingKeys: String, CodingKey {
             case cpuSeconds = "cpu_seconds"
             case peakRSSBytes = "peak_rss_bytes"
@@ -100,6 +104,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
             case droppedArrivals = "dropped_arrivals"
             case saturated
             case saturatedIntervals = "saturated_intervals"
+            case fdLimit = "fd_limit"
+            case fdHardLimit = "fd_hard_limit"
         }
     }
 
@@ -140,6 +146,11 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var messageLoss: MessageLossSplit?
     /// The generator's RSS slope over the end of the load (`RSSTail`).
     public var rssTail: RSSTail?
+    /// Per-node figures when the run had more than one endpoint (`NodeSummary`); absent otherwise.
+    public var nodes: NodeSummary?
+    /// What to do about the generator's own limits that errors hit (`ConnectionHint`), one line per
+    /// kind; absent when none.
+    public var hints: [String]?
 
     enum CodingKeys: String, CodingKey {
         case runID = "run_id"
@@ -152,15 +163,17 @@ public struct RunSummary: Codable, Sendable, Equatable {
         case latencyMilliseconds = "latency_ms"
         case serviceLatencyMilliseconds = "service_latency_ms"
         case messages, bytes, accounts, rooms, stanzas, errors, folded, generator
-        case thresholds, findings, verdict, ledger, clock, outages
+        case thresholds, findings, verdict, ledger, clock, outages, nodes, hints
         case messageLoss = "message_loss"
         case rssTail = "rss_tail"
     }
 
-    /// Builds the summary from the run's accumulated snapshot and its intervals.
+    /// Builds the summary from the run's accumulated snapshot and its intervals. `descriptorLimits`
+    /// (by default this process's) go into the hint for `fd-exhausted`.
     public init(
         runID: String, profile: String, startedAt: Date, endedAt: Date, stopReason: String,
-        total: IntervalSnapshot, healths: [GeneratorHealth], peakConcurrent: Int64, ledger: LedgerCounts
+        total: IntervalSnapshot, healths: [GeneratorHealth], peakConcurrent: Int64, ledger: LedgerCounts,
+        descriptorLimits: ConnectionHint.DescriptorLimits? = .current()
     ) {
         self.runID = runID
         self.profile = profile
@@ -200,6 +213,10 @@ public struct RunSummary: Codable, Sendable, Equatable {
             maxLoopLagMilliseconds: Double(total.loopLag.maxMicroseconds) / 1000,
             droppedArrivals: total.counter(.droppedArrivals),
             saturated: healths.contains { $0.saturated },
-            saturatedIntervals: healths.filter(\.saturated).count)
+            saturatedIntervals: healths.filter(\.saturated).count,
+            fdLimit: descriptorLimits?.soft, fdHardLimit: descriptorLimits?.hard)
+        nodes = total.nodes.map(NodeSummary.init)
+        let hints = ConnectionHint.hints(errors: total.errors, limits: descriptorLimits)
+        self.hints = hints.isEmpty ? nil : hints
     }
 }

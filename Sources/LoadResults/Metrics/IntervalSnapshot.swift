@@ -26,6 +26,8 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
     public var rooms: [String: RoomFanout] = [:]
     /// Occurrences folded into `-other` keys per label family (`CardinalityCap`); nil when none.
     public var folded: [String: UInt64]?
+    /// Per-node figures of a run with more than one endpoint; nil otherwise (and in older files).
+    public var nodes: NodeFigures?
     /// Message events for the ledger; not encoded.
     public var messageEvents = MessageEvents()
 
@@ -34,7 +36,7 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
         case serviceLatency = "service_latency"
         case errors
         case loopLag = "loop_lag"
-        case health, ledger, rooms, folded
+        case health, ledger, rooms, folded, nodes
     }
 
     public init(from decoder: any Decoder) throws {
@@ -51,6 +53,7 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
         ledger = try container.decode(LedgerCounts.self, forKey: .ledger)
         rooms = try container.decodeIfPresent([String: RoomFanout].self, forKey: .rooms) ?? [:]
         folded = try container.decodeIfPresent([String: UInt64].self, forKey: .folded)
+        nodes = try container.decodeIfPresent(NodeFigures.self, forKey: .nodes)
     }
 
     public init(start: Double = 0, end: Double = 0) {
@@ -111,13 +114,14 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
         for (name, histogram) in other.serviceLatency { serviceLatency[name, default: LatencyHistogram()].add(histogram) }
         loopLag.add(other.loopLag)
         ledger.add(other.ledger)
+        nodes = NodeFigures.adding(nodes, other.nodes)
     }
 
     public static func == (lhs: IntervalSnapshot, rhs: IntervalSnapshot) -> Bool {
         lhs.start == rhs.start && lhs.end == rhs.end && lhs.counters == rhs.counters && lhs.gauges == rhs.gauges
             && lhs.latency == rhs.latency && lhs.serviceLatency == rhs.serviceLatency && lhs.errors == rhs.errors
             && lhs.loopLag == rhs.loopLag && lhs.health == rhs.health && lhs.ledger == rhs.ledger && lhs.rooms == rhs.rooms
-            && lhs.folded == rhs.folded
+            && lhs.folded == rhs.folded && lhs.nodes == rhs.nodes
     }
 }
 

@@ -8,6 +8,9 @@ public struct MetricID: Hashable, Sendable {
 public struct MetricRegistry: Sendable {
     public private(set) var names: [String] = []
     private var ids: [String: MetricID] = [:]
+    /// The run's server nodes (`ServerNode.label`, in endpoint order) when it has more than one
+    /// endpoint; empty otherwise, and then no per-node figures are recorded.
+    public var nodeLabels: [String] = []
 
     public init() {}
 

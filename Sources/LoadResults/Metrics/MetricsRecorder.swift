@@ -15,9 +15,12 @@ public struct MetricsRecorder {
     private var rooms: [String: RoomFanout] = [:]
     /// Occurrences folded into `-other` keys per label family (`CardinalityCap`).
     private var folded: [String: UInt64] = [:]
+    /// Per-node figures (nil: the run has one endpoint).
+    private var nodes: NodeRecorder?
 
     public init(registry: MetricRegistry) {
         names = registry.names
+        nodes = registry.nodeLabels.count > 1 ? NodeRecorder(labels: registry.nodeLabels, metricNames: registry.names) : nil
         corrected = Array(repeating: nil, count: registry.count)
         service = Array(repeating: nil, count: registry.count)
         counters = Array(repeating: 0, count: Counter.allCases.count)
@@ -32,6 +35,34 @@ public struct MetricsRecorder {
         }
         corrected[id.index]!.record(nanoseconds: correctedNanoseconds)
         service[id.index]!.record(nanoseconds: serviceNanoseconds)
+    }
+
+    /// Records one latency, and also for `node` when the run has several (`NodeFigures`): its
+    /// service latency there only when `keepServiceForNode` (a login phase's equals its corrected one).
+    public mutating func recordLatency(
+        _ id: MetricID, correctedNanoseconds: UInt64, serviceNanoseconds: UInt64, node: ServerNode?,
+        keepServiceForNode: Bool = true
+    ) {
+        recordLatency(id, correctedNanoseconds: correctedNanoseconds, serviceNanoseconds: serviceNanoseconds)
+        if let node {
+            nodes?.recordLatency(
+                node: node.index, metric: id, correctedNanoseconds: correctedNanoseconds,
+                serviceNanoseconds: keepServiceForNode ? serviceNanoseconds : nil)
+        }
+    }
+
+    /// Counts one error, and also for `node` when the run has several.
+    public mutating func recordError(kind: String, node: ServerNode?) {
+        recordError(kind: kind)
+        if let node { nodes?.recordError(node: node.index, kind: kind) }
+    }
+
+    /// A one-to-one message sent from a session on node `senderLabel` (from its stamp) arrived at a
+    /// session on `receiver` after `nanoseconds` (send to receipt): one sample in the node matrix.
+    /// Labels that are not this run's nodes are not counted.
+    public mutating func recordNodeMessage(senderLabel: String, receiver: ServerNode, nanoseconds: UInt64) {
+        guard let sender = nodes?.index(of: senderLabel) else { return }
+        nodes?.recordMessage(sender: sender, receiver: receiver.index, nanoseconds: nanoseconds)
     }
 
     public mutating func increment(_ counter: Counter, by amount: UInt64 = 1) {
@@ -109,6 +140,7 @@ public struct MetricsRecorder {
         snapshot.messageEvents = events
         snapshot.rooms = rooms
         snapshot.folded = folded.isEmpty ? nil : folded
+        snapshot.nodes = nodes?.takeFigures()
         rooms = [:]
         folded = [:]
         counters = Array(repeating: 0, count: counters.count)

@@ -31,7 +31,9 @@ public enum HTMLReport {
         }
         body += verdictSection(summary)
         body += outageSection(summary)
+        body += hintsSection(summary.hints)
         body += tables(summary)
+        body += nodesSection(summary.nodes)
 
         let time: (IntervalPoint) -> Double = { $0.end }
         let bands = outageBands(summary)

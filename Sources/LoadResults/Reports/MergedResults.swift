@@ -110,7 +110,8 @@ public struct MergedResults: Sendable {
             profile: Array(Set(manifests.flatMap { $0.profiles.map(\.name) })).sorted().joined(separator: "+"),
             startedAt: started, endedAt: ended,
             stopReason: summaries.first?.stopReason ?? manifests.first?.stopReason ?? "unknown",
-            total: total, healths: timeline.healths, peakConcurrent: peak, ledger: ledger)
+            total: total, healths: timeline.healths, peakConcurrent: peak, ledger: ledger,
+            descriptorLimits: Self.descriptorLimits(summaries))
         // One run's verdict (thresholds, findings, outcome) survives `report`; merged generators have none yet.
         if directories.count == 1, let only = summaries.first {
             (summary.thresholds, summary.findings, summary.verdict) = (only.thresholds, only.findings, only.verdict)
@@ -133,6 +134,15 @@ public struct MergedResults: Sendable {
         self.manifests = manifests
         self.points = timeline.points
         self.total = total
+    }
+
+    /// The generators' file-descriptor limits as their summaries recorded them (the lowest of each;
+    /// nil when no summary has them), for the `fd-exhausted` hint.
+    static func descriptorLimits(_ summaries: [RunSummary]) -> ConnectionHint.DescriptorLimits? {
+        let soft = summaries.compactMap(\.generator.fdLimit).min()
+        let hard = summaries.compactMap(\.generator.fdHardLimit).min()
+        guard let soft, let hard else { return nil }
+        return ConnectionHint.DescriptorLimits(soft: soft, hard: hard)
     }
 
     public static func load(directories: [String]) throws -> MergedResults {

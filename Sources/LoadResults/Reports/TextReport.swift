@@ -58,6 +58,7 @@ public enum TextReport {
                 line("  " + pad(kind, 32) + String(count))
             }
         }
+        out += renderNodes(summary.nodes)
         let g = summary.generator
         line()
         line(
@@ -69,6 +70,7 @@ public enum TextReport {
             )
             line("         those latencies measure the generator, not the server.")
         }
+        out += renderHints(summary.hints)
         // Verdict: the run's own outcome, thresholds and trend findings (RunSummary+Verdict).
         if !summary.verdictText.isEmpty { out += "\n" + summary.verdictText }
         // Outages, lost messages inside vs outside their windows, RSS over the load's end (RunSummary+Outages).
