@@ -14,6 +14,10 @@ public enum Counter: Int, CaseIterable, Sendable {
     case sessionsReconnects, sessionsReconnected
     /// Online sessions the run dropped on purpose (`--churn`); each then reconnects.
     case sessionsChurned
+    /// Connections opened per transport (`--server` URL scheme): plain TCP, WebSocket, BOSH sessions.
+    case connectionsTCP, connectionsWebSocket, connectionsBOSH
+    /// HTTP requests written and responses read by the web transports (WebSocket upgrades, BOSH).
+    case httpRequests, httpResponses
 
     public var name: String {
         switch self {
@@ -45,6 +49,11 @@ public enum Counter: Int, CaseIterable, Sendable {
         case .sessionsReconnects: return "sessions_reconnects"
         case .sessionsReconnected: return "sessions_reconnected"
         case .sessionsChurned: return "sessions_churned"
+        case .connectionsTCP: return "connections_tcp"
+        case .connectionsWebSocket: return "connections_websocket"
+        case .connectionsBOSH: return "connections_bosh"
+        case .httpRequests: return "http_requests"
+        case .httpResponses: return "http_responses"
         }
     }
 
