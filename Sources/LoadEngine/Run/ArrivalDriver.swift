@@ -138,7 +138,8 @@ final class ArrivalDriver {
             serial: serial, slot: slot, accountNumber: number, username: username,
             bareJID: "\(username)@\(configuration.domain)")
         var rng = SeededGenerator(seed: environment.seed, stream: UInt64(userIndex))
-        let script = environment.pickScript(using: &rng)
+        let endpoint = environment.endpoint(forArrival: userIndex)
+        let script = environment.pickScript(using: &rng, endpoint: endpoint)
         var machine = SessionMachine(
             identity: identity, script: script, settings: environment.settings,
             host: context, generator: rng, intendedStart: environment.instant(intended))
@@ -147,8 +148,7 @@ final class ArrivalDriver {
         liveSessions.increment()
         context.start(
             VirtualUser(
-                machine: machine, loop: context, userIndex: userIndex, phase: phase,
-                endpoint: environment.endpoint(forArrival: userIndex)))
+                machine: machine, loop: context, userIndex: userIndex, phase: phase, endpoint: endpoint))
     }
 
     private func sessionEnded(_ session: VirtualUser, failed: Bool) {
