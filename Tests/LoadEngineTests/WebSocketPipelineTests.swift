@@ -196,6 +196,13 @@ import XMPPCore
         #expect(messages.last == "<close xmlns='urn:ietf:params:xml:ns:xmpp-framing'/>", "\(messages)")
         try harness.serverSends("<close xmlns='urn:ietf:params:xml:ns:xmpp-framing'/>")
         #expect(harness.user.machine.isEnded)
+        // Closing the connection sends a WebSocket close frame (masked, status 1000) first.
+        let closeFrame = try harness.clientBytes()
+        #expect(closeFrame.count == 2 + 4 + 2 && closeFrame[0] == 0x88 && closeFrame[1] == 0x80 | 2, "\(closeFrame)")
+        if closeFrame.count == 8 {
+            #expect([closeFrame[6] ^ closeFrame[2], closeFrame[7] ^ closeFrame[3]] == [0x03, 0xE8])
+        }
+        #expect(!harness.channel.isActive)
         let snapshot = harness.snapshot()
         #expect(snapshot.counter(.sessionsLoggedIn) == 1)
         #expect(snapshot.counter(.sessionsCompleted) == 1)

@@ -16,7 +16,7 @@ import XMPPCore
 ///
 /// Control frames: a ping is answered with a pong carrying its data; the server's close frame is
 /// answered with a close frame, then the channel closes (the session sees the connection go, as a TCP
-/// close). A binary message is a protocol error (`web-protocol-error`). After an error the rest of the
+/// close); when the session closes the connection, a close frame (1000) goes first. A binary message is a protocol error (`web-protocol-error`). After an error the rest of the
 /// connection's input is dropped. `restart()` has nothing to reset: each message stands alone.
 /// Loop-bound: one instance per channel.
 final class XMPPWebSocketCodec: ChannelDuplexHandler, StreamRestarting {
@@ -101,6 +101,12 @@ final class XMPPWebSocketCodec: ChannelDuplexHandler, StreamRestarting {
     }
 
     // MARK: - Outbound
+
+    /// The session closes its connection: a close frame first (RFC 6455 §7.1.1), unless one was sent.
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if mode == .all, context.channel.isActive { sendCloseFrame(context: context) }
+        context.close(mode: mode, promise: promise)
+    }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         var bytes: [UInt8] = []
