@@ -101,6 +101,17 @@ public enum ConnectionFailure: Hashable, Sendable {
     case io(errno: Int32)
     /// A channel was initialized with no session waiting for it (an internal invariant broke).
     case bootstrapWithoutSession
+    /// A web transport's HTTP server answered with this status where it should not have (a refused
+    /// WebSocket upgrade, a failed BOSH request).
+    case httpStatus(Int)
+    /// The server answered the WebSocket upgrade with 101 but without the `xmpp` subprotocol or a
+    /// valid accept key.
+    case webSocketUpgrade
+    /// A web transport broke its protocol (a binary WebSocket message, a BOSH response that is not a
+    /// `<body/>`, a response to a request never sent).
+    case webProtocol
+    /// The BOSH connection manager ended the session (`type='terminate'`) with this condition.
+    case boshTerminated(condition: String)
     case other
 
     public var kind: String {
@@ -116,6 +127,10 @@ public enum ConnectionFailure: Hashable, Sendable {
         case .connectFailed: return "connect-failed"
         case .io(let code): return "io-\(code)"
         case .bootstrapWithoutSession: return "bootstrap-no-session"
+        case .httpStatus(let status): return "http-\(status)"
+        case .webSocketUpgrade: return "ws-upgrade-refused"
+        case .webProtocol: return "web-protocol-error"
+        case .boshTerminated(let condition): return "bosh-\(condition)"
         case .other: return "connection-other"
         }
     }

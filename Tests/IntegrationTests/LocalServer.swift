@@ -10,6 +10,10 @@ struct LocalServer: Sendable {
     let password: String
     let accounts: Int
     let directory: String
+    /// RFC 7395 WebSocket endpoint (`ws://127.0.0.1:P/xmpp-websocket`), from `XMPPLOAD_WS_URL`.
+    let webSocketURL: String
+    /// XEP-0206 BOSH endpoint (`http://127.0.0.1:P/http-bind`), from `XMPPLOAD_BOSH_URL`.
+    let boshURL: String
 
     static let repositoryRoot: URL = {
         var url = URL(fileURLWithPath: #filePath)
@@ -44,7 +48,8 @@ struct LocalServer: Sendable {
         }
         return LocalServer(
             host: values["XMPPLOAD_HOST"] ?? "127.0.0.1", port: port, domain: domain,
-            password: password, accounts: accounts, directory: directory)
+            password: password, accounts: accounts, directory: directory,
+            webSocketURL: values["XMPPLOAD_WS_URL"] ?? "", boshURL: values["XMPPLOAD_BOSH_URL"] ?? "")
     }
 
     func stop() {

@@ -141,7 +141,7 @@ final class ArrivalDriver {
             serial: serial, slot: slot, accountNumber: number, username: username,
             bareJID: "\(username)@\(configuration.domain)", node: environment.node(ofEndpoint: endpoint))
         var rng = SeededGenerator(seed: environment.seed, stream: UInt64(userIndex))
-        let script = environment.pickScript(using: &rng)
+        let script = environment.pickScript(using: &rng, endpoint: endpoint)
         var machine = SessionMachine(
             identity: identity, script: script, settings: environment.settings,
             host: context, generator: rng, intendedStart: environment.instant(intended))

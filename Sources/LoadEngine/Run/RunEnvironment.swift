@@ -19,6 +19,11 @@ final class RunEnvironment: Sendable {
     let endpointSpread: WeightedEndpoints?
     /// The server node of each endpoint, for per-node figures (empty: one server, no per-node figures).
     let nodes: [ServerNode]
+    /// Per endpoint index, the endpoint when it is a web transport (WebSocket, BOSH); empty when
+    /// every endpoint is plain TCP, so the TCP connect path checks one `isEmpty`.
+    let webEndpoints: [WeightedEndpoint?]
+    /// The web transports' latency metrics (`login.ws_upgrade`, `bosh.request`, `bosh.create`).
+    let transportMetrics: TransportMetrics
     /// `--source`: local addresses connections bind to, round robin (nil: the kernel chooses).
     let sourceAddresses: [SocketAddress]
     let tls: TLSSetup?
@@ -26,6 +31,9 @@ final class RunEnvironment: Sendable {
     /// The profiles of the mix, compiled once (each with its own login options and variables), with
     /// cumulative weights for picking one per session.
     let scripts: [SessionScript]
+    /// The same profiles compiled for web-transport sessions: their login never does STARTTLS (the
+    /// transport's TLS, wss/https, is the stream's); empty when no endpoint is a web transport.
+    let webScripts: [SessionScript]
     let cumulativeWeights: [Double]
     let registry: MetricRegistry
     /// What every session reads: domain, accounts, password, run id, fixed metric ids.
@@ -59,28 +67,39 @@ final class RunEnvironment: Sendable {
             self.endpointAddresses = [server]
             nodes = []
         }
+        // Indexed like `endpointAddresses` (the spread's order; one endpoint without a spread).
+        let ordered = endpointSpread?.all ?? Array(configuration.endpoints.prefix(1))
+        webEndpoints = ordered.contains { $0.transport.isWeb } ? ordered.map { $0.transport.isWeb ? $0 : nil } : []
         sourceAddresses = configuration.sourceAddresses?.addresses.compactMap { try? SocketAddress(ipAddress: $0, port: 0) } ?? []
         self.tls = tls
         self.directory = OnlineDirectory(capacity: configuration.accounts.count)
         var registry = MetricRegistry()
         registry.nodeLabels = nodes.map(\.label)
         let metrics = FixedMetrics(registry: &registry)
+        transportMetrics = TransportMetrics(registry: &registry)
         let overrides = SessionScript.Overrides(
             tls: configuration.tls, mechanism: configuration.mechanism,
             reconnectAttempts: configuration.reconnectAttempts)
+        var webOverrides = overrides
+        webOverrides.tls = TLSMode.none
         var scripts: [SessionScript] = []
+        var webScripts: [SessionScript] = []
         var cumulative: [Double] = []
         var total = 0.0
         for entry in definition.profiles {
             scripts.append(SessionScript(profile: entry.profile, registry: &registry, overrides: overrides))
+            if !webEndpoints.isEmpty {
+                webScripts.append(SessionScript(profile: entry.profile, registry: &registry, overrides: webOverrides))
+            }
             total += entry.weight
             cumulative.append(total)
         }
         self.scripts = scripts
+        self.webScripts = webScripts
         self.cumulativeWeights = cumulative
         self.registry = registry
         self.clockOrigin = clockOrigin
-        clock = RunClock(clockOrigin: clockOrigin, shared: configuration.segment.count > 1)  //
+        clock = RunClock(clockOrigin: clockOrigin, shared: configuration.segment.count > 1)
         settings = SessionSettings(
             domain: configuration.domain, accountPrefix: configuration.accountPrefix,
             accounts: configuration.accounts, password: configuration.password,
@@ -120,12 +139,19 @@ final class RunEnvironment: Sendable {
         return spread.all.firstIndex(of: chosen) ?? 0
     }
 
-    /// The script for a session, chosen by weight with the session's own generator.
-    func pickScript(using rng: inout some RandomNumberGenerator) -> SessionScript {
-        if scripts.count == 1 { return scripts[0] }
+    /// The endpoint at `index` (into `endpointAddresses`) when it is a web transport; nil for TCP.
+    func webEndpoint(_ index: Int) -> WeightedEndpoint? {
+        webEndpoints.isEmpty ? nil : webEndpoints[min(index, webEndpoints.count - 1)]
+    }
+
+    /// The script for a session, chosen by weight with the session's own generator; for a session on
+    /// a web-transport `endpoint`, the profile compiled without STARTTLS.
+    func pickScript(using rng: inout some RandomNumberGenerator, endpoint: Int = 0) -> SessionScript {
+        let compiled = webEndpoint(endpoint) == nil ? scripts : webScripts
+        if compiled.count == 1 { return compiled[0] }
         let total = cumulativeWeights.last ?? 1
         let point = Double.random(in: 0..<total, using: &rng)
-        let index = cumulativeWeights.firstIndex { point < $0 } ?? scripts.count - 1
-        return scripts[index]
+        let index = cumulativeWeights.firstIndex { point < $0 } ?? compiled.count - 1
+        return compiled[index]
     }
 }

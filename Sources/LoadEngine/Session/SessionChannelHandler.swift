@@ -6,7 +6,8 @@ import SessionCore
 import XMPPCore
 
 /// One connection of a virtual user: the top of its pipeline
-/// (`WireByteCounter → [TLS] → XMPPStreamCodec → SessionChannelHandler`).
+/// (`WireByteCounter → [TLS] → XMPPStreamCodec → SessionChannelHandler`; over WebSocket the codec is
+/// `XMPPWebSocketCodec` above the HTTP upgrade and frame handlers).
 ///
 /// It only translates: channel events and decoded stream events go to its `VirtualUser` as session
 /// events; the user's writes go down through the codec. Writes made while a read is being handled
@@ -17,13 +18,13 @@ final class SessionChannelHandler: ChannelInboundHandler {
     typealias OutboundOut = XMPPStreamOutput
 
     private let user: VirtualUser
-    let codec: XMPPStreamCodec
+    let codec: any StreamRestarting
     private let byteCounter: WireByteCounter
     private var context: ChannelHandlerContext?
     private var isReading = false
     private var needsFlush = false
 
-    init(user: VirtualUser, codec: XMPPStreamCodec, byteCounter: WireByteCounter) {
+    init(user: VirtualUser, codec: any StreamRestarting, byteCounter: WireByteCounter) {
         self.user = user
         self.codec = codec
         self.byteCounter = byteCounter

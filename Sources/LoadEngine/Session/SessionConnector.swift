@@ -25,6 +25,9 @@ final class SessionConnector: UserConnecting {
     private var connections = 0
     /// XEP-0198 resumption locations seen on this loop, resolved.
     private var resumeLocations: [String: SocketAddress?] = [:]
+    /// Web transports (`ws://`, `http://` endpoints), made on first use.
+    private lazy var webSockets = WebSocketConnector(context: context)
+    private lazy var bosh = BOSHConnector(context: context)
 
     init(context: LoopContext) {
         self.context = context
@@ -32,9 +35,15 @@ final class SessionConnector: UserConnecting {
 
     /// Connects `user` to the run's server; the user hears `connected` or `connectFailed`.
     func connect(_ user: VirtualUser) {
+        let environment = context.environment
+        if let web = environment.webEndpoint(user.endpoint) {
+            let address = environment.endpointAddresses[min(user.endpoint, environment.endpointAddresses.count - 1)]
+            if case .bosh = web.transport { return bosh.connect(user, to: web, at: address) }
+            return webSockets.connect(user, to: web, at: address)
+        }
         let bound = NIOLoopBound(user, eventLoop: context.eventLoop)
         connectingUser = user
-        let environment = context.environment
+        context.recorder.increment(.connectionsTCP)
         let sources = environment.sourceAddresses.count
         let source = sources > 0 ? (connections &* environment.configuration.eventLoops &+ context.loopIndex) % sources : 0
         connections &+= 1

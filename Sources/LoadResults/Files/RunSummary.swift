@@ -86,6 +86,23 @@ public struct RunSummary: Codable, Sendable, Equatable {
         public var received: UInt64
     }
 
+    /// Connections per transport and the web transports' HTTP traffic (absent when every
+    /// connection was plain TCP, and in older files).
+    public struct Transports: Codable, Sendable, Equatable {
+        public var tcp: UInt64
+        public var webSocket: UInt64
+        public var bosh: UInt64
+        public var httpRequests: UInt64
+        public var httpResponses: UInt64
+        enum CodingKeys: String, CodingKey {
+            case tcp
+            case webSocket = "websocket"
+            case bosh
+            case httpRequests = "http_requests"
+            case httpResponses = "http_responses"
+        }
+    }
+
     public struct Generator: Codable, Sendable, Equatable {
         public var cpuSeconds: Double
         public var peakRSSBytes: UInt64
@@ -120,6 +137,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var serviceLatencyMilliseconds: [String: Percentiles]
     public var messages: Messages
     public var bytes: Bytes
+    /// Connections per transport, when any was WebSocket or BOSH.
+    public var transports: Transports?
     public var accounts: Accounts
     /// Group chat fan-out per room (MUC profiles).
     public var rooms: [String: RoomSummary]
@@ -162,7 +181,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
         case sessions
         case latencyMilliseconds = "latency_ms"
         case serviceLatencyMilliseconds = "service_latency_ms"
-        case messages, bytes, accounts, rooms, stanzas, errors, folded, generator
+        case messages, bytes, transports, accounts, rooms, stanzas, errors, folded, generator
         case thresholds, findings, verdict, ledger, clock, outages, nodes, hints
         case messageLoss = "message_loss"
         case rssTail = "rss_tail"
@@ -195,6 +214,14 @@ public struct RunSummary: Codable, Sendable, Equatable {
             lost: ledger.lost, duplicated: ledger.duplicated, reordered: ledger.reordered,
             groupchatSent: total.counter(.groupchatSent), groupchatReceived: total.counter(.groupchatReceived))
         bytes = Bytes(sent: total.counter(.bytesSent), received: total.counter(.bytesReceived))
+        let web = total.counter(.connectionsWebSocket) + total.counter(.connectionsBOSH)
+        transports =
+            web == 0
+            ? nil
+            : Transports(
+                tcp: total.counter(.connectionsTCP), webSocket: total.counter(.connectionsWebSocket),
+                bosh: total.counter(.connectionsBOSH), httpRequests: total.counter(.httpRequests),
+                httpResponses: total.counter(.httpResponses))
         rooms = total.rooms.mapValues { RoomSummary(sent: $0.sent, expected: $0.expected, received: $0.received, completeness: $0.completeness) }
         accounts = Accounts(created: total.counter(.accountsCreated), existed: total.counter(.accountsExisted))
         var stanzas: [String: UInt64] = [:]

@@ -17,6 +17,10 @@ public enum Counter: Int, CaseIterable, Sendable {
     /// XEP-0198: streams resumed after a drop, resumptions the server refused (a fresh login followed),
     /// and our stanzas still unacknowledged when it refused (lost unless they were delivered anyway).
     case sessionsResumed, sessionsResumeFailed, streamManagementUnacknowledged
+    /// Connections opened per transport (`--server` URL scheme): plain TCP, WebSocket, BOSH sessions.
+    case connectionsTCP, connectionsWebSocket, connectionsBOSH
+    /// HTTP requests written and responses read by the web transports (WebSocket upgrades, BOSH).
+    case httpRequests, httpResponses
 
     public var name: String {
         switch self {
@@ -51,6 +55,11 @@ public enum Counter: Int, CaseIterable, Sendable {
         case .sessionsResumed: return "sessions_resumed"
         case .sessionsResumeFailed: return "sessions_resume_failed"
         case .streamManagementUnacknowledged: return "sm_unacknowledged_at_failed_resume"
+        case .connectionsTCP: return "connections_tcp"
+        case .connectionsWebSocket: return "connections_websocket"
+        case .connectionsBOSH: return "connections_bosh"
+        case .httpRequests: return "http_requests"
+        case .httpResponses: return "http_responses"
         }
     }
 

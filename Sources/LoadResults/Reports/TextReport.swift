@@ -26,6 +26,11 @@ public enum TextReport {
             "messages   sent \(m.sent)  received \(m.received)  lost \(m.lost)  duplicated \(m.duplicated)  reordered \(m.reordered)"
                 + (m.groupchatSent > 0 ? "  groupchat sent \(m.groupchatSent) received \(m.groupchatReceived)" : ""))
         line("bytes      sent \(formatBytes(summary.bytes.sent))  received \(formatBytes(summary.bytes.received)) (on the wire)")
+        if let t = summary.transports {
+            line(
+                "transports tcp \(t.tcp)  websocket \(t.webSocket)  bosh \(t.bosh) (connections)  http requests \(t.httpRequests)  responses \(t.httpResponses)"
+            )
+        }
         line()
         line("latency (ms, from the intended start; service time in brackets = from the actual send)")
         line(

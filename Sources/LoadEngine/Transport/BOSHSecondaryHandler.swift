@@ -1,0 +1,57 @@
+import NIOCore
+import NIOHTTP1
+import SessionCore
+
+/// The top of a BOSH session's second HTTP connection: hands each response to the session's
+/// `BOSHCodec` and writes the requests the codec gives it. When the connection closes or fails, the
+/// codec hears `secondaryFailed`. Loop-bound.
+final class BOSHSecondaryHandler: ChannelInboundHandler {
+    typealias InboundIn = NIOHTTPClientResponseFull
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private let codec: BOSHCodec
+    private var context: ChannelHandlerContext?
+
+    init(codec: BOSHCodec) {
+        self.codec = codec
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if context.channel.isActive { codec.secondaryReady(self) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        codec.secondaryReady(self)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        codec.secondaryRead(unwrapInboundIn(data))
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        codec.secondaryFailed(ConnectionFailure(error))
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        codec.secondaryFailed(.closed)
+    }
+
+    func send(_ parts: [HTTPClientRequestPart]) {
+        guard let context else { return }
+        for part in parts {
+            context.write(wrapOutboundOut(part), promise: nil)
+        }
+        context.flush()
+    }
+
+    func close() {
+        context?.close(promise: nil)
+    }
+}
