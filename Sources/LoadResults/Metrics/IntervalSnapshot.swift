@@ -26,6 +26,8 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
     public var rooms: [String: RoomFanout] = [:]
     /// Occurrences folded into `-other` keys per label family (`CardinalityCap`); nil when none.
     public var folded: [String: UInt64]?
+    /// One example server text per error kind (`ErrorExamples`; first seen wins); nil when none.
+    public var errorExamples: [String: String]?
     /// Message events for the ledger; not encoded.
     public var messageEvents = MessageEvents()
 
@@ -35,6 +37,7 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
         case errors
         case loopLag = "loop_lag"
         case health, ledger, rooms, folded
+        case errorExamples = "error_examples"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -51,6 +54,7 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
         ledger = try container.decode(LedgerCounts.self, forKey: .ledger)
         rooms = try container.decodeIfPresent([String: RoomFanout].self, forKey: .rooms) ?? [:]
         folded = try container.decodeIfPresent([String: UInt64].self, forKey: .folded)
+        errorExamples = try container.decodeIfPresent([String: String].self, forKey: .errorExamples)
     }
 
     public init(start: Double = 0, end: Double = 0) {
@@ -107,6 +111,7 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
             folded[CardinalityCap.roomsFamily, default: 0] += fanout.sent + fanout.received
         }
         self.folded = folded.isEmpty ? nil : folded
+        errorExamples = ErrorExamples.merge(errorExamples, other.errorExamples)
         for (name, histogram) in other.latency { latency[name, default: LatencyHistogram()].add(histogram) }
         for (name, histogram) in other.serviceLatency { serviceLatency[name, default: LatencyHistogram()].add(histogram) }
         loopLag.add(other.loopLag)
@@ -117,7 +122,7 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
         lhs.start == rhs.start && lhs.end == rhs.end && lhs.counters == rhs.counters && lhs.gauges == rhs.gauges
             && lhs.latency == rhs.latency && lhs.serviceLatency == rhs.serviceLatency && lhs.errors == rhs.errors
             && lhs.loopLag == rhs.loopLag && lhs.health == rhs.health && lhs.ledger == rhs.ledger && lhs.rooms == rhs.rooms
-            && lhs.folded == rhs.folded
+            && lhs.folded == rhs.folded && lhs.errorExamples == rhs.errorExamples
     }
 }
 

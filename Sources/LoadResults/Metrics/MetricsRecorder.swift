@@ -15,6 +15,10 @@ public struct MetricsRecorder {
     private var rooms: [String: RoomFanout] = [:]
     /// Occurrences folded into `-other` keys per label family (`CardinalityCap`).
     private var folded: [String: UInt64] = [:]
+    /// Example server texts of this interval for kinds this loop had no example for yet.
+    private var errorExamples: [String: String] = [:]
+    /// Kinds this loop has reported an example for, over the whole run (at most the error-kind cap).
+    private var exampleKinds: Set<String> = []
 
     public init(registry: MetricRegistry) {
         names = registry.names
@@ -47,6 +51,15 @@ public struct MetricsRecorder {
         if CardinalityCap.add(kind, 1, to: &errors, cap: CardinalityCap.errorKinds, combine: +) {
             folded[CardinalityCap.errorsFamily, default: 0] += 1
         }
+    }
+
+    /// Keeps the server's text as the example of `kind` when this loop has none yet (`ErrorExamples`);
+    /// `text` is evaluated only then, so the cost per error is a set lookup.
+    public mutating func recordErrorExample(kind: String, text: @autoclosure () -> String?) {
+        guard exampleKinds.count < CardinalityCap.errorKinds, !exampleKinds.contains(kind) else { return }
+        guard let raw = text(), let clean = ErrorExamples.sanitized(raw) else { return }
+        exampleKinds.insert(kind)
+        ErrorExamples.add(clean, kind: kind, to: &errorExamples)
     }
 
     /// The room's key, folded beyond `CardinalityCap.rooms` distinct rooms.
@@ -109,6 +122,8 @@ public struct MetricsRecorder {
         snapshot.messageEvents = events
         snapshot.rooms = rooms
         snapshot.folded = folded.isEmpty ? nil : folded
+        snapshot.errorExamples = errorExamples.isEmpty ? nil : errorExamples
+        errorExamples = [:]
         rooms = [:]
         folded = [:]
         counters = Array(repeating: 0, count: counters.count)
