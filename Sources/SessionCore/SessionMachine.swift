@@ -409,6 +409,7 @@ public struct SessionMachine {
         }
         host.sessionStageChanged(from: gauge, to: .ended)
         if let error {
+            host.recorder.recordErrorExample(kind: error.kind, text: error.detail)
             host.recorder.recordError(kind: error.kind)
             host.recorder.increment(.sessionsFailed)
         } else {
@@ -447,7 +448,10 @@ public struct SessionMachine {
     /// MUC room, the step in flight) and arms the back-off; the program starts again after the next login.
     private mutating func scheduleReconnect(after error: SessionError?) {
         if case .running = stage { host.sessionStageChanged(from: .online, to: .connecting) }
-        if let error { host.recorder.recordError(kind: error.kind) }
+        if let error {
+            host.recorder.recordErrorExample(kind: error.kind, text: error.detail)
+            host.recorder.recordError(kind: error.kind)
+        }
         host.setOnline(identity.slot, false)
         cancelWake()
         timeout = nil
