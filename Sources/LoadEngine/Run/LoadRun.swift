@@ -82,7 +82,8 @@ public final class LoadRun: Sendable {
         let startedAt = Date()
         var manifest = makeManifest(startedAt: startedAt)
         try directory.writeManifest(manifest)
-        var outputs: [any RunOutput] = [try IntervalLogOutput(directory: directory), ReportOutput()]
+        let intervalLog = try IntervalLogOutput(directory: directory)
+        var outputs: [any RunOutput] = [intervalLog, ReportOutput()]
 
         let liveSessions = LiveSessionCounter()
         // Keep ~100 descriptors for the process itself (files, resolver, metrics endpoint).
@@ -142,6 +143,7 @@ public final class LoadRun: Sendable {
                 for output in outputs {
                     if let reason = try output.intervalEnded(interval) { requestStop(reason: reason) }
                 }
+                if let notice = intervalLog.takeNotice() { for output in outputs { output.progress(notice) } }
                 while nextSnapshot <= now { nextSnapshot = nextSnapshot + TimeAmount(configuration.interval) }
             }
         }
@@ -154,11 +156,12 @@ public final class LoadRun: Sendable {
         manifest.serverFacts = await loops.serverFacts()
         manifest.stopReason = sequence.reason.rawValue
         try directory.writeManifest(manifest)
-        let summary = RunSummary(
+        var summary = RunSummary(
             runID: runID, profile: manifest.profiles.map(\.name).joined(separator: "+"),
             startedAt: startedAt, endedAt: endedAt, stopReason: sequence.reason.rawValue,
             total: collector.cumulative, healths: collector.healths,
             peakConcurrent: collector.peakConcurrent, ledger: ledger)
+        summary.intervalWrites = intervalLog.failures(flushing: true)
         try directory.writeSummary(summary)
         manifest.appliedLoad = AppliedLoad(summary)
         try directory.writeManifest(manifest)
