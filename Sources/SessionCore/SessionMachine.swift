@@ -212,6 +212,7 @@ public struct SessionMachine {
             resource: resource, tls: script.login.tls, mechanism: script.login.mechanism,
             register: script.login.register)
         configuration.deriveKeysElsewhere = true
+        configuration.maxSCRAMIterations = settings.maxSCRAMIterations
         var machine = LoginMachine(configuration: configuration, keyCache: host.keyCache)
         let actions = machine.start()
         stage = .loggingIn(machine)

@@ -176,6 +176,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Stop the run as soon as a threshold fails (judged at each interval after --warmup); exit 99.")
     var abortOnFail = false
 
+    @OptionGroup(title: "Limits on what a session accepts from the server (docs/HARDENING.md)")
+    var hardening: HardeningOptions
+
     func run() async throws {
         let environment = try ConnectionDefaults.load(file: serverEnv)
         let loaded: RunDefinition
@@ -383,6 +386,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         let flagThresholds = Self.parseThresholds(thresholds, problems: &problems)
         let warmupValue = LoadFlags.duration(warmup, flag: "--warmup", problems: &problems) ?? .zero
+        let limits = hardening.resolve(problems: &problems)
+        HardeningOptions.checkCredentials(password: resolvedPassword, accountPrefix: accountPrefix, problems: &problems)
         guard problems.isEmpty, let plan = requestedPlan else {
             throw ValidationError(problems.joined(separator: "\n"))
         }
@@ -407,6 +412,8 @@ struct RunCommand: AsyncParsableCommand {
         configuration.endpoints = endpoints
         configuration.sourceAddresses = sourcePool
         configuration.startAt = startDate
+        configuration.xmlLimits = limits.xml
+        configuration.maxSCRAMIterations = limits.maxSCRAMIterations
         let evaluator = VerdictEvaluator(
             rules: (definition.thresholds + flagThresholds).map(VerdictRule.init),
             warmup: warmupValue.seconds, loadEnd: plan.stopAfter?.seconds,

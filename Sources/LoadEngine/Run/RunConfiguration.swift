@@ -61,6 +61,10 @@ public struct RunConfiguration: Sendable {
     /// HOOK (cluster-infra): `--start-at`: the wall-clock time the load starts (the CLI already
     /// sleeps until then before `LoadRun.run`); for the manifest.
     public var startAt: Date?
+    /// HOOK (hostile): inbound XML limits of every session (`--max-element-size`, `--max-depth`, …).
+    public var xmlLimits: XMLLimits = .default
+    /// HOOK (hostile): highest SCRAM iteration count accepted (`--max-scram-iterations`).
+    public var maxSCRAMIterations = SCRAMClient.defaultMaxIterations
     /// `--label` and `--tag key=value`: recorded in the manifest for `compare`.
     public var label: String?
     public var tags: [String: String] = [:]
