@@ -371,6 +371,8 @@ struct RunCommand: AsyncParsableCommand {
             if churnRate == nil { problems.append("--churn must be a positive rate such as 5, 5/s or 300/m (at most 100000/s), got '\(churn)'") }
         }
         let intervalValue = LoadFlags.duration(interval, flag: "--interval", problems: &problems) ?? .seconds(5)
+        // HOOK (hostile): a zero interval made the snapshot loop spin forever (even SIGTERM could not end it).
+        if intervalValue < .milliseconds(100) { problems.append("--interval must be at least 100ms, got '\(interval)'") }
         let writeStallValue = LoadFlags.duration(writeStall, flag: "--write-stall", problems: &problems) ?? .seconds(30)
         let latenessValue = LoadFlags.duration(maxLateness, flag: "--max-lateness", problems: &problems) ?? .seconds(1)
         let graceValue = LoadFlags.duration(messageGrace, flag: "--message-grace", problems: &problems) ?? .seconds(5)
