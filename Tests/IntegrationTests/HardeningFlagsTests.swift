@@ -40,6 +40,7 @@ import Testing
             (["--max-element-size", "65MiB"], "--max-element-size must be 64 B to 64 MiB, got '65MiB'"),
             (["--max-element-size", "12 GB"], "--max-element-size must be a size such as"),
             (["--max-scram-iterations", "10000001"], "--max-scram-iterations must be 1 to 10000000, got 10000001"),
+            (["--interval", "0s"], "--interval must be at least 100ms, got '0s'"),
         ])
     func rangesAreChecked(_ flags: [String], _ expected: String) throws {
         let result = try CommandLineTests.xmppload(Self.base + ["--password", "ok"] + flags, timeout: 60)
