@@ -1,5 +1,6 @@
 import NIOCore
 import NIOSSL
+import NIOTLS
 import SessionCore
 
 #if canImport(Glibc)
@@ -88,7 +89,8 @@ struct TLSSetup: Sendable {
 
     /// Sits right above the TLS handler of one connection: remembers why the first certificate
     /// failed verification (told by NIOSSL's verification callback, on the loop) and replaces the
-    /// handshake error that follows with a `CertificateError`. Other errors pass unchanged.
+    /// handshake error that follows with a `CertificateError`. Other errors pass unchanged. Once the
+    /// handshake completed it removes itself, so an established session pays nothing for it.
     /// Loop-bound: one instance per channel, used only on its loop.
     final class CertificateDiagnosis: ChannelInboundHandler, RemovableChannelHandler {
         typealias InboundIn = NIOAny
@@ -99,6 +101,13 @@ struct TLSSetup: Sendable {
         func certificateFailed(_ certificate: NIOSSLCertificate, now: time_t = time(nil)) {
             guard problem == nil else { return }
             problem = Self.problem(of: certificate, now: now)
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            context.fireUserInboundEventTriggered(event)
+            if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            }
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
