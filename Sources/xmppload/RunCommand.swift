@@ -176,7 +176,7 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Stop the run as soon as a threshold fails (judged at each interval after --warmup); exit 99.")
     var abortOnFail = false
 
-    @OptionGroup(title: "Limits on what a session accepts from the server (docs/HARDENING.md)")
+    @OptionGroup(title: "Limits on what a session accepts from the server")
     var hardening: HardeningOptions
 
     func run() async throws {
