@@ -19,6 +19,8 @@ Cases (the typed error xmppload should end the hostile session with):
   attrs-stanza    features element with 100,000 attributes                  xml-limit-attributes
   deep            10,000 nested elements                                    xml-limit-depth
   big             a 50 MB stanza                                            xml-limit-element-size
+  large           logs in, then a legal 300 KiB message (over the 256 KiB default; passes with
+                  --max-element-size 1MiB)                                  xml-limit-element-size
   dtd             a DOCTYPE before the header                               xml-restricted
   entity-bomb     billion-laughs DTD                                        xml-restricted
   bad-utf8        invalid UTF-8 inside a stanza                             xml-malformed
@@ -26,7 +28,8 @@ Cases (the typed error xmppload should end the hostile session with):
   scram-nonce     SCRAM server nonce not extending ours                     sasl-nonce
   scram-signature SCRAM success with a wrong server signature               sasl-server-signature
   no-starttls     offers PLAIN but not STARTTLS (run with --tls starttls)   tls-not-offered
-  unique-errors   logs in, then answers every iq with a new error condition (errors stay bounded)
+  unique-errors   logs in, then answers every iq with a new error condition and a long <text/> with
+                  markup and control characters (errors and their examples stay bounded)
   reset           TCP reset after the header                                (a connection error)
   silence         accepts and never answers                                 (a timeout)
   no-read         logs in, then stops reading (pings pile up)               (pending: write-stalled)
@@ -230,7 +233,13 @@ def play(case, conn):
         login_plain(conn)
         serial = next(counter) * 1_000_000
         serve_logged_in(conn, error_for_iq=lambda n: f"<made-up-{serial + n} xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/>"
-                        f"<text xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'>condition {serial + n}</text>")
+                        f"<text xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'>condition {serial + n}&#9;&lt;script&gt;"
+                        f"{'x' * 1000}</text>")
+    elif case == "large":
+        login_plain(conn)
+        conn.send(f"<message from='{DOMAIN}' to='user@{DOMAIN}/load'><body>".encode()
+                  + b"x" * (300 * 1024) + b"</body></message>")
+        serve_logged_in(conn)
     elif case == "reset":
         conn.stream_header()
         conn.send(header())

@@ -71,6 +71,7 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     /// failures are not drops.
     public var isConnectionDrop: Bool {
         switch self {
+        case .connection(.tlsCertificate): return false  // reconnecting does not fix a certificate
         case .connection(let failure): return failure != .bootstrapWithoutSession
         case .streamError, .streamClosedByServer, .loginTimeout, .keepAliveTimeout, .writeStalled: return true
         case .login(let error): return error.kind.hasPrefix("stream-")
@@ -79,6 +80,17 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { kind }
+
+    /// What a person needs beyond the kind, kept as the report's example of it: the login or XML
+    /// error's own description (the server's `<text/>`, the SASL mechanisms it offered, the limit
+    /// exceeded); nil when the kind says it all. Never holds a password.
+    public var detail: String? {
+        switch self {
+        case .login(let error): return error.description
+        case .xml(let error): return error.description
+        default: return nil
+        }
+    }
 }
 
 /// A transport failure, mapped from the I/O layer's errors (errno, NIO, TLS) by the engine.
@@ -95,6 +107,8 @@ public enum ConnectionFailure: Hashable, Sendable {
     case unreachable
     /// The TLS handshake or record layer failed.
     case tls
+    /// The server's certificate did not verify, and why (`--insecure` skips verification).
+    case tlsCertificate(TLSCertificateProblem)
     /// Connect failed with no more specific cause.
     case connectFailed
     /// Any other errno.
@@ -124,6 +138,7 @@ public enum ConnectionFailure: Hashable, Sendable {
         case .addressNotAvailable: return "addr-not-available"
         case .unreachable: return "network-unreachable"
         case .tls: return "tls"
+        case .tlsCertificate(let problem): return "tls-certificate-\(problem.rawValue)"
         case .connectFailed: return "connect-failed"
         case .io(let code): return "io-\(code)"
         case .bootstrapWithoutSession: return "bootstrap-no-session"
@@ -134,6 +149,20 @@ public enum ConnectionFailure: Hashable, Sendable {
         case .other: return "connection-other"
         }
     }
+}
+
+/// Why the server's certificate did not verify (error kinds `tls-certificate-<raw value>`).
+public enum TLSCertificateProblem: String, Hashable, Sendable, CaseIterable {
+    /// The certificate (or one in its chain) is past its notAfter date.
+    case expired
+    /// The certificate (or one in its chain) is before its notBefore date (check the clocks).
+    case notYetValid = "not-yet-valid"
+    /// Self-signed, or its chain ends in a root the system trust store does not hold (a private CA).
+    case selfSigned = "self-signed"
+    /// The chain does not lead to a trusted root (unknown issuer, bad signature, wrong purpose, …).
+    case untrusted
+    /// A valid certificate, but not for the XMPP domain (or, with an IP-address domain, that address).
+    case hostnameMismatch = "hostname-mismatch"
 }
 
 /// Errors counted without ending the session (they do not fail a step).
@@ -154,5 +183,16 @@ public enum SessionNotice: Hashable, Sendable {
         case .streamManagementRefused(let condition): return "sm-enable-\(condition)"
         case .streamManagementBadAck: return "sm-bad-ack"
         }
+    }
+}
+
+extension SessionError {
+    /// The server's own words in a stanza error: the `<text/>` (RFC 6120 §8.3.2) of `stanza`'s
+    /// `<error/>` in `conditionNamespace` (stanza errors by default); nil when there is none. Kept
+    /// as the report's example of the error kind (`MetricsRecorder.recordErrorExample`), bounded there.
+    public static func serverText(of stanza: XMLElement, conditionNamespace: String = XMPPNamespace.stanzas) -> String? {
+        let container = stanza.name == "error" ? stanza : stanza.firstChild(named: "error", namespace: nil)
+        guard let text = container?.firstChild(named: "text", namespace: conditionNamespace)?.text else { return nil }
+        return text.isEmpty ? nil : text
     }
 }

@@ -69,11 +69,15 @@ public final class SessionSettings: Sendable {
     public let tlsAvailable: Bool
     /// Metric ids recorded whatever the profile says.
     public let metrics: FixedMetrics
+    /// Highest SCRAM iteration count a server may ask for (`--max-scram-iterations`).
+    public let maxSCRAMIterations: Int
 
     public init(
         domain: String, accountPrefix: String = "user", accounts: ClosedRange<Int>, password: String,
-        runID: String, tlsAvailable: Bool = true, metrics: FixedMetrics
+        runID: String, tlsAvailable: Bool = true, metrics: FixedMetrics,
+        maxSCRAMIterations: Int = SCRAMClient.defaultMaxIterations
     ) {
+        self.maxSCRAMIterations = maxSCRAMIterations
         self.domain = domain
         self.accountPrefix = accountPrefix
         self.accounts = accounts

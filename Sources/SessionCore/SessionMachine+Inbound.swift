@@ -34,11 +34,13 @@ extension SessionMachine {
             if stanza.attribute("type") == "result" {
                 completeStep()
             } else {
+                recordStanzaErrorText(stanza)
                 stepFailed(.stanzaError(condition: Self.stanzaCondition(stanza)))
             }
         case .ownPresence:
             guard stanza.name == "presence", stanza.attribute("from") == boundJID else { return }
             if stanza.attribute("type") == "error" {
+                recordStanzaErrorText(stanza)
                 stepFailed(.stanzaError(condition: Self.stanzaCondition(stanza)))
             } else {
                 // Available now: the server routes messages for the bare JID here, so others may pick it.
@@ -89,6 +91,12 @@ extension SessionMachine {
         }
     }
 
+    /// Keeps the error's `<text/>` as the example of its `stanza-<condition>` kind.
+    private mutating func recordStanzaErrorText(_ stanza: XMLElement) {
+        let kind = SessionError.stanzaError(condition: Self.stanzaCondition(stanza)).kind
+        host.recorder.recordErrorExample(kind: kind, text: SessionError.serverText(of: stanza))
+    }
+
     private static func stanzaCondition(_ stanza: XMLElement) -> String {
         Stanza.errorCondition(of: stanza, conditionNamespace: XMPPNamespace.stanzas)
     }
@@ -114,7 +122,9 @@ extension SessionMachine {
     private mutating func receivedMessage(_ message: XMLElement) {
         let type = message.attribute("type") ?? "normal"
         if type == "error" {
-            host.recorder.recordError(kind: SessionNotice.messageError(condition: Self.stanzaCondition(message)).kind)
+            let kind = SessionNotice.messageError(condition: Self.stanzaCondition(message)).kind
+            host.recorder.recordErrorExample(kind: kind, text: SessionError.serverText(of: message))
+            host.recorder.recordError(kind: kind)
             return
         }
         guard let stamp = MessageStamp(in: message), stamp.runID == settings.runID else { return }

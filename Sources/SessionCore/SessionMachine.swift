@@ -210,6 +210,7 @@ public struct SessionMachine {
             register: script.login.register)
         configuration.deriveKeysElsewhere = true
         configuration.resume = resumeRequest
+        configuration.maxSCRAMIterations = settings.maxSCRAMIterations
         let progress = LoginProgress(machine: LoginMachine(configuration: configuration, keyCache: host.keyCache), now: now)
         progress.record(.connect, nanos: now.nanoseconds(since: connectStart))
         stage = .loggingIn(progress)
@@ -402,6 +403,7 @@ public struct SessionMachine {
         }
         host.sessionStageChanged(from: gauge, to: .ended)
         if let error {
+            host.recorder.recordErrorExample(kind: error.kind, text: error.detail)
             host.recorder.recordError(kind: error.kind, node: identity.node)
             host.recorder.increment(.sessionsFailed)
         } else {
@@ -440,7 +442,10 @@ public struct SessionMachine {
     /// MUC room, the step in flight) and arms the back-off; the program starts again after the next login.
     private mutating func scheduleReconnect(after error: SessionError?) {
         if case .running = stage { host.sessionStageChanged(from: .online, to: .connecting) }
-        if let error { host.recorder.recordError(kind: error.kind, node: identity.node) }
+        if let error {
+            host.recorder.recordErrorExample(kind: error.kind, text: error.detail)
+            host.recorder.recordError(kind: error.kind, node: identity.node)
+        }
         host.setOnline(identity.slot, false)
         cancelWake()
         timeout = nil

@@ -45,6 +45,10 @@ final class ConsoleProgress: RunOutput {
             Console.print("prometheus metrics: \(url)")
         case .stopping(let reason):
             Console.print((interactive ? "\n" : "") + "stopping (\(reason.rawValue)): sessions finish their step and log out")
+        case .intervalWritesFailing(let failures):
+            Console.print((interactive ? "\n" : "") + "warning: \(failures.sentence); the run goes on and retries each interval")
+        case .intervalWritesRecovered(let failures):
+            Console.print((interactive ? "\n" : "") + "intervals.jsonl is written again: \(failures.sentence)")
         }
     }
 

@@ -176,6 +176,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Stop the run as soon as a threshold fails (judged at each interval after --warmup); exit 99.")
     var abortOnFail = false
 
+    @OptionGroup(title: "Limits on what a session accepts from the server")
+    var hardening: HardeningOptions
+
     func run() async throws {
         let environment = try ConnectionDefaults.load(file: serverEnv)
         let loaded: RunDefinition
@@ -348,6 +351,8 @@ struct RunCommand: AsyncParsableCommand {
             if churnRate == nil { problems.append("--churn must be a positive rate such as 5, 5/s or 300/m (at most 100000/s), got '\(churn)'") }
         }
         let intervalValue = LoadFlags.duration(interval, flag: "--interval", problems: &problems) ?? .seconds(5)
+        // A zero interval made the snapshot loop spin forever (even SIGTERM could not end it).
+        if intervalValue < .milliseconds(100) { problems.append("--interval must be at least 100ms, got '\(interval)'") }
         let writeStallValue = LoadFlags.duration(writeStall, flag: "--write-stall", problems: &problems) ?? .seconds(30)
         let latenessValue = LoadFlags.duration(maxLateness, flag: "--max-lateness", problems: &problems) ?? .seconds(1)
         let graceValue = LoadFlags.duration(messageGrace, flag: "--message-grace", problems: &problems) ?? .seconds(5)
@@ -363,6 +368,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         let flagThresholds = Self.parseThresholds(thresholds, problems: &problems)
         let warmupValue = LoadFlags.duration(warmup, flag: "--warmup", problems: &problems) ?? .zero
+        let limits = hardening.resolve(problems: &problems)
+        HardeningOptions.checkCredentials(password: resolvedPassword, accountPrefix: accountPrefix, problems: &problems)
         guard problems.isEmpty, let plan = requestedPlan else {
             throw ValidationError(problems.joined(separator: "\n"))
         }
@@ -391,6 +398,8 @@ struct RunCommand: AsyncParsableCommand {
         if segmentValue.count > 1, let whole = Self.parseRange(accountsText) {
             configuration.population = PlannedPopulation(plan: plan, definition: definition, accounts: whole, segmentCount: segmentValue.count)
         }
+        configuration.xmlLimits = limits.xml
+        configuration.maxSCRAMIterations = limits.maxSCRAMIterations
         let evaluator = VerdictEvaluator(
             rules: (definition.thresholds + flagThresholds).map(VerdictRule.init),
             warmup: warmupValue.seconds, loadEnd: plan.stopAfter?.seconds,

@@ -127,7 +127,52 @@ import Testing
         #expect(errorCount == UInt64(Self.sessions * 30), "errors \(summary.errors)")
         #expect(summary.errors.count <= 2, "errors \(summary.errors)")
         #expect(size < 64 << 10, "summary.json is \(size) bytes")
+        // The server's <text/> is kept once per kind: one printable line, cut, in the summary and report.
+        let example = try #require(summary.errorExamples?["stanza-undefined-condition"], "\(summary.errorExamples ?? [:])")
+        #expect(example.hasPrefix("condition "), "\(example)")
+        #expect(example.contains(" <script>x"))
+        #expect(example.count == ErrorExamples.maxCharacters && example.hasSuffix("…"))
+        #expect(summary.errorExamples?.count == summary.errors.count)
+        #expect(output.contains("    server: condition "), "\(output)")
         Self.expectBounded(summary, output)
+    }
+
+    /// A legal stanza over the default element size ends the session; `--max-element-size` raised
+    /// lets it through and the sessions complete.
+    @Test(.timeLimit(.minutes(3)))
+    func aRaisedElementLimitLetsALargeLegalStanzaThrough() throws {
+        let server = try HostileServer.start("large")
+        defer { server.stop() }
+        let refused = try Self.run(server, tls: "none")
+        #expect(refused.summary.errors["xml-limit-element-size"] == UInt64(Self.sessions), "\(refused.output)")
+        #expect(refused.output.contains("hint: a stanza or stream header was larger than --max-element-size"))
+        let raised = try Self.run(server, tls: "none", extra: ["--max-element-size", "1MiB"])
+        #expect(raised.status == 0, "\(raised.output)")
+        #expect(raised.summary.errors.isEmpty, "\(raised.summary.errors)")
+        #expect(raised.summary.sessions.completed == UInt64(Self.sessions))
+        Self.expectBounded(raised.summary, raised.output)
+    }
+
+    /// Prosody with its self-signed certificate and no --insecure: every session fails with the
+    /// reason in its kind, no reconnect storm, and the report names --insecure.
+    @Test(.timeLimit(.minutes(3)))
+    func aSelfSignedCertificateSaysWhyAndNamesInsecure() throws {
+        let server = try LocalServer.start(accounts: 4)
+        defer { server.stop() }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-tls-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try CommandLineTests.xmppload(
+            [
+                "run", "profiles/login.yaml", "--server", "127.0.0.1:\(server.port)", "--domain", "load.test",
+                "--accounts", "1-4", "--password", "secret", "--sessions", "4", "--ramp", "1s",
+                "--tls", "starttls", "--out", out, "--interval", "1s", "--plain",
+            ], timeout: 120)
+        #expect(result.status == 1, "no session logged in: \(result.output)")
+        let summary = try ResultsDirectory(path: out).readSummary()
+        #expect(summary.errors == ["tls-certificate-self-signed": 4], "\(summary.errors)\n\(result.output)")
+        #expect(result.output.contains("use --insecure for a lab server"), "\(result.output)")
+        let html = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
+        #expect(html.contains("use --insecure for a lab server"))
     }
 
     /// The server stops reading while it pings: our replies must not pile up without bound.

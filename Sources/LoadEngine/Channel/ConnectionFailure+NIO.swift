@@ -8,7 +8,8 @@ import Glibc
 #endif
 
 /// Maps transport-level errors (NIO, errno, TLS) to the typed `ConnectionFailure` counted in results
-/// (measurement rule 8).
+/// (measurement rule 8). A certificate that failed verification becomes `.tlsCertificate(problem)`
+/// (`TLSSetup.CertificateDiagnosis` names the problem; a name mismatch is NIOSSL's own error).
 extension ConnectionFailure {
     init(_ error: any Error) {
         switch error {
@@ -28,7 +29,11 @@ extension ConnectionFailure {
             }
         case let error as IOError:
             self.init(errno: error.errnoCode)
-        case is NIOSSLError, is BoringSSLError:
+        case let error as TLSSetup.CertificateError:
+            self = .tlsCertificate(error.problem)
+        case let error as NIOSSLExtraError where error == .failedToValidateHostname:
+            self = .tlsCertificate(.hostnameMismatch)
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
             self = .tls
         case SessionError.connection(let failure):
             self = failure

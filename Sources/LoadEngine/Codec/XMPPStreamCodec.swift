@@ -44,12 +44,13 @@ final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = ByteBuffer
 
     private let parser: StanzaParser
-    private var framer = XMLStreamFramer()
+    private var framer: XMLStreamFramer
     private var header: StreamHeader?
     private var failed = false
 
     init(parser: StanzaParser) {
         self.parser = parser
+        self.framer = XMLStreamFramer(limits: parser.limits)
     }
 
     /// The next unit the server sends must be a new stream header.

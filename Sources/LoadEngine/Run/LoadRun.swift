@@ -84,8 +84,9 @@ public final class LoadRun: Sendable {
         let startedAt = Date()
         var manifest = makeManifest(startedAt: startedAt)
         try directory.writeManifest(manifest)
+        let intervalLog = try IntervalLogOutput(directory: directory)
         let report = ReportOutput(loadEnd: manifest.plannedLoad?.stopAfterSeconds)
-        var outputs: [any RunOutput] = [try IntervalLogOutput(directory: directory), report]
+        var outputs: [any RunOutput] = [intervalLog, report]
 
         let liveSessions = LiveSessionCounter()
         // Keep ~100 descriptors for the process itself (files, resolver, metrics endpoint).
@@ -145,6 +146,7 @@ public final class LoadRun: Sendable {
                 for output in outputs {
                     if let reason = try output.intervalEnded(interval) { requestStop(reason: reason) }
                 }
+                if let notice = intervalLog.takeNotice() { for output in outputs { output.progress(notice) } }
                 while nextSnapshot <= now { nextSnapshot = nextSnapshot + TimeAmount(configuration.interval) }
             }
         }
@@ -169,6 +171,7 @@ public final class LoadRun: Sendable {
         summary.analyseOutages(
             timeline: report.timeline, loadEnd: manifest.plannedLoad?.stopAfterSeconds,
             losses: summary.messages.lostWhenSent)
+        summary.intervalWrites = intervalLog.failures(flushing: true)
         judge?(&summary)
         // summary.json first: it is small and is what a full disk must not cost.
         try directory.writeSummary(summary)

@@ -16,7 +16,7 @@ final class LoopContext: SessionHost, ByteCountSink {
     let eventLoop: any EventLoop
     let environment: RunEnvironment
     let loopIndex: Int
-    let parser = StanzaParser()
+    let parser: StanzaParser
     let keyCache = SCRAMKeyCache()
     var recorder: MetricsRecorder
     /// Login, step and logout timeouts of this loop's sessions.
@@ -50,6 +50,7 @@ final class LoopContext: SessionHost, ByteCountSink {
         self.eventLoop = eventLoop
         self.environment = environment
         self.loopIndex = loopIndex
+        self.parser = StanzaParser(limits: environment.configuration.xmlLimits)
         self.recorder = MetricsRecorder(registry: environment.registry)
         self.timeouts = SessionTimeouts(eventLoop: eventLoop)
         timeouts.onExpire = { [unowned self] token in

@@ -64,6 +64,10 @@ public struct RunConfiguration: Sendable {
     /// with `--segment i/N` (N > 1), the whole run's planned population, so `to: random`
     /// also picks other generators' sessions (`WholeRunTargets`); nil: this generator's sessions only.
     public var population: PlannedPopulation?
+    /// inbound XML limits of every session (`--max-element-size`, `--max-depth`, …).
+    public var xmlLimits: XMLLimits = .default
+    /// highest SCRAM iteration count accepted (`--max-scram-iterations`).
+    public var maxSCRAMIterations = SCRAMClient.defaultMaxIterations
     /// `--label` and `--tag key=value`: recorded in the manifest for `compare`.
     public var label: String?
     public var tags: [String: String] = [:]

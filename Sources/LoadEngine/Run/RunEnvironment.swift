@@ -103,7 +103,8 @@ final class RunEnvironment: Sendable {
         settings = SessionSettings(
             domain: configuration.domain, accountPrefix: configuration.accountPrefix,
             accounts: configuration.accounts, password: configuration.password,
-            runID: runID, tlsAvailable: tls != nil, metrics: metrics)
+            runID: runID, tlsAvailable: tls != nil, metrics: metrics,
+            maxSCRAMIterations: configuration.maxSCRAMIterations)
     }
 
     /// A loop deadline on the session clock.

@@ -146,7 +146,7 @@ final class SessionChannelHandler: ChannelInboundHandler {
         isReading = false
         needsFlush = false
         if user.machine.probesServer { byteCounter.capture = [] }
-        try context.pipeline.syncOperations.addHandler(try tls.makeHandler(), position: .after(byteCounter))
+        try context.pipeline.syncOperations.addHandlers(try tls.makeHandlers(), position: .after(byteCounter))
     }
 
     func close() {

@@ -146,6 +146,10 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var errors: [String: UInt64]
     /// Occurrences folded into `-other` keys per label family (`CardinalityCap`); nil when none.
     public var folded: [String: UInt64]?
+    /// One example text per error kind, as the server wrote it (`ErrorExamples`); nil when none.
+    public var errorExamples: [String: String]?
+    /// Failed writes of `intervals.jsonl` (disk full); nil when every write succeeded.
+    public var intervalWrites: IntervalWriteFailures?
     public var generator: Generator
     /// Every threshold with its value and pass/fail (absent when the run had none).
     public var thresholds: [ThresholdResult]?
@@ -185,6 +189,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
         case thresholds, findings, verdict, ledger, clock, outages, nodes, hints
         case messageLoss = "message_loss"
         case rssTail = "rss_tail"
+        case errorExamples = "error_examples"
+        case intervalWrites = "interval_writes"
     }
 
     /// Builds the summary from the run's accumulated snapshot and its intervals. `descriptorLimits`
@@ -234,6 +240,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
         self.stanzas = stanzas
         errors = total.errors
         folded = total.folded
+        errorExamples = total.errorExamples
         generator = Generator(
             cpuSeconds: healths.reduce(0) { $0 + $1.cpuSeconds },
             peakRSSBytes: healths.map { max($0.rssBytes, $0.peakRSSBytes ?? 0) }.max() ?? 0,

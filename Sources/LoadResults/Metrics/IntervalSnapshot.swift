@@ -28,6 +28,8 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
     public var folded: [String: UInt64]?
     /// Per-node figures of a run with more than one endpoint; nil otherwise (and in older files).
     public var nodes: NodeFigures?
+    /// One example server text per error kind (`ErrorExamples`; first seen wins); nil when none.
+    public var errorExamples: [String: String]?
     /// Message events for the ledger; not encoded.
     public var messageEvents = MessageEvents()
 
@@ -37,6 +39,7 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
         case errors
         case loopLag = "loop_lag"
         case health, ledger, rooms, folded, nodes
+        case errorExamples = "error_examples"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -54,6 +57,7 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
         rooms = try container.decodeIfPresent([String: RoomFanout].self, forKey: .rooms) ?? [:]
         folded = try container.decodeIfPresent([String: UInt64].self, forKey: .folded)
         nodes = try container.decodeIfPresent(NodeFigures.self, forKey: .nodes)
+        errorExamples = try container.decodeIfPresent([String: String].self, forKey: .errorExamples)
     }
 
     public init(start: Double = 0, end: Double = 0) {
@@ -110,6 +114,7 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
             folded[CardinalityCap.roomsFamily, default: 0] += fanout.sent + fanout.received
         }
         self.folded = folded.isEmpty ? nil : folded
+        errorExamples = ErrorExamples.merge(errorExamples, other.errorExamples)
         for (name, histogram) in other.latency { latency[name, default: LatencyHistogram()].add(histogram) }
         for (name, histogram) in other.serviceLatency { serviceLatency[name, default: LatencyHistogram()].add(histogram) }
         loopLag.add(other.loopLag)
@@ -121,7 +126,7 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
         lhs.start == rhs.start && lhs.end == rhs.end && lhs.counters == rhs.counters && lhs.gauges == rhs.gauges
             && lhs.latency == rhs.latency && lhs.serviceLatency == rhs.serviceLatency && lhs.errors == rhs.errors
             && lhs.loopLag == rhs.loopLag && lhs.health == rhs.health && lhs.ledger == rhs.ledger && lhs.rooms == rhs.rooms
-            && lhs.folded == rhs.folded && lhs.nodes == rhs.nodes
+            && lhs.folded == rhs.folded && lhs.nodes == rhs.nodes && lhs.errorExamples == rhs.errorExamples
     }
 }
 

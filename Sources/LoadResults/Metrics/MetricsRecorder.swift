@@ -17,6 +17,10 @@ public struct MetricsRecorder {
     private var folded: [String: UInt64] = [:]
     /// Per-node figures (nil: the run has one endpoint).
     private var nodes: NodeRecorder?
+    /// Example server texts of this interval for kinds this loop had no example for yet.
+    private var errorExamples: [String: String] = [:]
+    /// Kinds this loop has reported an example for, over the whole run (at most the error-kind cap).
+    private var exampleKinds: Set<String> = []
 
     public init(registry: MetricRegistry) {
         names = registry.names
@@ -80,6 +84,15 @@ public struct MetricsRecorder {
         }
     }
 
+    /// Keeps the server's text as the example of `kind` when this loop has none yet (`ErrorExamples`);
+    /// `text` is evaluated only then, so the cost per error is a set lookup.
+    public mutating func recordErrorExample(kind: String, text: @autoclosure () -> String?) {
+        guard exampleKinds.count < CardinalityCap.errorKinds, !exampleKinds.contains(kind) else { return }
+        guard let raw = text(), let clean = ErrorExamples.sanitized(raw) else { return }
+        exampleKinds.insert(kind)
+        ErrorExamples.add(clean, kind: kind, to: &errorExamples)
+    }
+
     /// The room's key, folded beyond `CardinalityCap.rooms` distinct rooms.
     private mutating func roomKey(_ room: String) -> String {
         let (key, wasFolded) = CardinalityCap.key(
@@ -141,6 +154,8 @@ public struct MetricsRecorder {
         snapshot.rooms = rooms
         snapshot.folded = folded.isEmpty ? nil : folded
         snapshot.nodes = nodes?.takeFigures()
+        snapshot.errorExamples = errorExamples.isEmpty ? nil : errorExamples
+        errorExamples = [:]
         rooms = [:]
         folded = [:]
         counters = Array(repeating: 0, count: counters.count)

@@ -159,9 +159,10 @@ public enum HTMLReport {
             html += "</table>"
         }
         if !summary.errors.isEmpty {
-            html += "<h2>Errors</h2><table><tr><th>kind</th><th>count</th></tr>"
+            html += "<h2>Errors</h2><table><tr><th>kind</th><th>count</th><th>the server's text (first seen)</th><th>hint</th></tr>"
             for (kind, count) in summary.errors.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
-                html += "<tr><td>\(esc(kind))</td><td>\(count)</td></tr>"
+                let example = esc(summary.errorExamples?[kind] ?? "")
+                html += "<tr><td>\(esc(kind))</td><td>\(count)</td><td>\(example)</td><td>\(esc(ErrorHint.hint(for: kind) ?? ""))</td></tr>"
             }
             html += "</table>"
         }

@@ -61,9 +61,15 @@ public enum TextReport {
             line("errors")
             for (kind, count) in summary.errors.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
                 line("  " + pad(kind, 32) + String(count))
+                if let example = summary.errorExamples?[kind] { line("    server: \(example)") }
+                if let hint = ErrorHint.hint(for: kind) { line("    hint: \(hint)") }
             }
         }
         out += renderNodes(summary.nodes)
+        if let writes = summary.intervalWrites {
+            line()
+            line("results: \(writes.sentence)")
+        }
         let g = summary.generator
         line()
         line(

@@ -1,4 +1,5 @@
-/// SASL PLAIN (RFC 4616): `[authzid] NUL authcid NUL password` as the initial response.
+/// SASL PLAIN (RFC 4616): `[authzid] NUL authcid NUL password` as the initial response, the user
+/// name and password prepared with SASLprep (RFC 4013; unchanged when they cannot be prepared).
 public struct SASLPlain: Sendable {
     public let username: String
     public let password: String
@@ -11,7 +12,8 @@ public struct SASLPlain: Sendable {
     }
 
     public func initialResponse() -> [UInt8] {
-        Array((authorizationIdentity ?? "").utf8) + [0] + Array(username.utf8) + [0] + Array(password.utf8)
+        Array((authorizationIdentity ?? "").utf8) + [0] + Array(SASLprep.preparedOrUnchanged(username).utf8) + [0]
+            + Array(SASLprep.preparedOrUnchanged(password).utf8)
     }
 }
 

@@ -12,8 +12,8 @@ import Foundation
 /// `maxIterations` (default `defaultMaxIterations`, 100,000) fails with `sasl-iteration-count` before
 /// any PBKDF2 work; the server signature is compared in constant time.
 ///
-/// SASLprep (RFC 4013) is not applied: test passwords and user names are ASCII, for which it is the
-/// identity; a non-ASCII password is used as its UTF-8 bytes.
+/// The user name and password are prepared with SASLprep (RFC 4013, RFC 5802 §2.2); one that cannot
+/// be prepared (a control character, say) is used unchanged — `run` refuses such a password up front.
 public struct SCRAMClient {
     public let algorithm: SCRAMAlgorithm
     private let username: String
@@ -41,8 +41,8 @@ public struct SCRAMClient {
     ) {
         self.maxIterations = min(max(1, maxIterations), Self.iterationCeiling)
         self.algorithm = algorithm
-        self.username = username
-        self.password = Array(password.utf8)
+        self.username = SASLprep.preparedOrUnchanged(username)
+        self.password = Array(SASLprep.preparedOrUnchanged(password).utf8)
         self.clientNonce = clientNonce ?? Data(CryptoPrimitives.randomBytes(18)).base64EncodedString()
         self.authorizationIdentity = authorizationIdentity
         self.cache = cache

@@ -1,0 +1,43 @@
+/// What a user can do about an error kind: one sentence naming the flag or setting involved, shown
+/// under the kind in the text report and report.html (nil for kinds without a known remedy).
+///
+/// Keys are the stable kinds of `SessionError`, `XMPPStreamError` and `SASLError` (docs/HARDENING.md).
+public enum ErrorHint {
+    public static func hint(for kind: String) -> String? {
+        switch kind {
+        case "tls-certificate-self-signed":
+            return
+                "the server's certificate is self-signed or from a private CA: use --insecure for a lab server, or add the CA to the system trust store"
+        case "tls-certificate-expired":
+            return "the server's certificate (or one in its chain) has expired: renew it, or use --insecure for a lab server"
+        case "tls-certificate-not-yet-valid":
+            return "the server's certificate is not valid yet: check the clocks of both hosts, or use --insecure for a lab server"
+        case "tls-certificate-untrusted":
+            return "the server's certificate chain does not lead to a trusted root: send the full chain, or use --insecure for a lab server"
+        case "tls-certificate-hostname-mismatch":
+            return
+                "the server's certificate is not for --domain (an IP-address domain needs an IP subjectAltName): fix the certificate, or use --insecure for a lab server"
+        case "tls":
+            return
+                "the TLS handshake failed (protocol or cipher mismatch, or the server closed it): check the server's TLS settings; --tls none for a plaintext server"
+        case "tls-not-offered":
+            return "the server did not offer STARTTLS: enable it, or pass --tls none to log in over plaintext on purpose"
+        case "sasl-iteration-count":
+            return "the server asked for more SCRAM iterations than --max-scram-iterations allows (or a malformed count)"
+        case "xml-limit-element-size":
+            return "a stanza or stream header was larger than --max-element-size"
+        case "xml-limit-buffer":
+            return "more unframed bytes than --max-buffered were buffered"
+        case "xml-limit-depth":
+            return "elements nested deeper than --max-depth"
+        case "xml-limit-attributes":
+            return "a start tag had more attributes than --max-attributes"
+        case "xml-limit-namespaces":
+            return "the stream header declared more namespaces than --max-header-namespaces"
+        case "write-stalled":
+            return "the server stopped reading our data for longer than --write-stall"
+        default:
+            return nil
+        }
+    }
+}
