@@ -59,4 +59,24 @@ import Testing
         #expect(ledger.received == 10_000)
         #expect(ledger.finish() == LedgerCounts())
     }
+
+    /// `to: random` over a long soak: every sender reaches many receivers. The pairs kept for the order
+    /// check stay bounded by messages in flight, and a reordering among them is still found.
+    @Test func pairsStayBoundedWithRandomTargetsAndReorderingIsStillFound() {
+        var ledger = MessageLedger()
+        var generator = SystemRandomNumberGenerator()
+        for round in UInt32(1)...40 {
+            // 200 senders, each sends one message per round to a random one of 200 receivers.
+            let sent = (UInt32(0)..<200).map { ($0, round) }
+            let received = sent.map { ($0.0, $0.1, UInt32.random(in: 0..<200, using: &generator)) }
+            ledger.apply(Self.events(sent: sent, received: received))
+        }
+        #expect(ledger.trackedPairs <= 4096, "kept \(ledger.trackedPairs) pairs for 8,000 messages all received")
+        #expect(ledger.totals.reordered == 0 && ledger.totals.duplicated == 0)
+        // In flight: sender 5's 41st and 42nd arrive at receiver 9 in the wrong order.
+        ledger.apply(Self.events(sent: [(5, 41), (5, 42)], received: [(5, 42, 9)]))
+        ledger.apply(Self.events(sent: [], received: [(5, 41, 9)]))
+        #expect(ledger.totals.reordered == 1)
+        #expect(ledger.finish().lost == 0)
+    }
 }

@@ -279,3 +279,11 @@ public struct GeneratorHealth: Sendable, Equatable, Codable {
         return result
     }
 }
+
+extension IntervalSnapshot {
+    /// Every login that succeeded in the interval: first logins, logins again after a drop, and
+    /// resumed streams (the `login` metric counts all three), so a reconnect storm shows in logins/s.
+    public var successfulLogins: UInt64 {
+        counter(.sessionsLoggedIn) + counter(.sessionsReconnected) + counter(.sessionsResumed)
+    }
+}

@@ -4,8 +4,10 @@
 /// Each sender's sequence numbers run 1, 2, 3, … Per sender it keeps the highest number sent, a
 /// watermark below which everything was received, and the set of numbers received above it (pruned
 /// as the watermark advances), so memory is bounded by messages in flight, not by messages sent.
-/// Order is checked per sender→receiver pair. A message not received by `finish()` (called after the
-/// run's grace period) is lost.
+/// Order is checked per sender→receiver pair; a pair's last sequence is forgotten once it is at or below
+/// the sender's watermark (no message that is not a duplicate can come below it any more), so with
+/// `to: random` the pairs kept are bounded by messages in flight too, not by senders × receivers.
+/// A message not received by `finish()` (called after the run's grace period) is lost.
 public struct MessageLedger: Sendable {
     private struct SenderState: Sendable {
         var highestSent: UInt32 = 0
@@ -18,6 +20,8 @@ public struct MessageLedger: Sendable {
 
     private var senders: [UInt32: SenderState] = [:]
     private var lastFromSenderAtReceiver: [UInt64: UInt32] = [:]
+    /// Prune the pairs when there are more than this many (doubles with what survives a prune).
+    private var pairsToPruneAt = 4096
     public private(set) var totals = LedgerCounts()
     public private(set) var sent: UInt64 = 0
     public private(set) var received: UInt64 = 0
@@ -52,6 +56,7 @@ public struct MessageLedger: Sendable {
             senders[event.sender] = state
         }
         totals.add(found)
+        if lastFromSenderAtReceiver.count > pairsToPruneAt { prunePairs() }
         return found
     }
 
@@ -60,6 +65,18 @@ public struct MessageLedger: Sendable {
     public var distinctReceiptsBySender: [UInt32: UInt64] {
         senders.compactMapValues { $0.distinct > 0 ? $0.distinct : nil }
     }
+
+    /// Forgets the pairs whose last sequence is at or below their sender's watermark: a message at or
+    /// below it is a duplicate, so those entries can no longer reveal a reordering (results unchanged).
+    private mutating func prunePairs() {
+        lastFromSenderAtReceiver = lastFromSenderAtReceiver.filter { pair, last in
+            last > (senders[UInt32(truncatingIfNeeded: pair >> 32)]?.watermark ?? 0)
+        }
+        pairsToPruneAt = max(4096, lastFromSenderAtReceiver.count * 2)
+    }
+
+    /// The sender→receiver pairs kept for the order check (bounded by messages in flight).
+    var trackedPairs: Int { lastFromSenderAtReceiver.count }
 
     /// Messages sent and not (yet) received.
     public var outstanding: UInt64 {

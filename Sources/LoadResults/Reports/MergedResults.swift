@@ -196,7 +196,7 @@ public struct IntervalPoint: Sendable, Equatable {
         let seconds = max(interval.end - interval.start, 0.001)
         online = interval.gauge(.online)
         connecting = interval.gauge(.connecting)
-        loginsPerSecond = Double(interval.counter(.sessionsLoggedIn)) / seconds
+        loginsPerSecond = Double(interval.successfulLogins) / seconds
         messagesPerSecond = Double(interval.counter(.messagesReceived) + interval.counter(.groupchatReceived)) / seconds
         errors = interval.errorCount
         errorsByKind = interval.errors

@@ -5,7 +5,7 @@ import Foundation
 public enum ProgressLine {
     public static func render(interval: IntervalSnapshot, elapsed: Double, planned: Double?) -> String {
         let seconds = max(interval.end - interval.start, 0.001)
-        let logins = Double(interval.counter(.sessionsLoggedIn)) / seconds
+        let logins = Double(interval.successfulLogins) / seconds
         let messages = Double(interval.counter(.messagesReceived) + interval.counter(.groupchatReceived)) / seconds
         func percentiles(_ metric: String) -> String {
             guard let histogram = interval.latency[metric] else { return "-" }
