@@ -9,7 +9,8 @@ protocol UserConnecting: AnyObject {
     func connect(_ user: VirtualUser)
 }
 
-/// Opens TCP connections for one event loop's virtual users, with one reusable `ClientBootstrap`.
+/// Opens TCP connections for one event loop's virtual users, with reusable bootstraps
+/// (`LoopBootstraps`: one per source address).
 ///
 /// Why one bootstrap per loop: a bootstrap, its option list and its initializer closure per session
 /// cost more than the XMPP work of a login. The initializer takes the user from `connectingUser`,
@@ -18,11 +19,8 @@ protocol UserConnecting: AnyObject {
 /// error `bootstrap-no-session` instead of wiring the wrong user. Loop-bound.
 final class SessionConnector: UserConnecting {
     private unowned let context: LoopContext
-    /// One bootstrap per source address (index 0 without `--source`).
-    private var bootstraps: [Int: ClientBootstrap] = [:]
+    private lazy var bootstraps = LoopBootstraps(context: context, initializer: channelInitializer())
     private var connectingUser: VirtualUser?
-    /// Connections opened on this loop, for round-robin source addresses.
-    private var connections = 0
     /// XEP-0198 resumption locations seen on this loop, resolved.
     private var resumeLocations: [String: SocketAddress?] = [:]
     /// Web transports (`ws://`, `http://` endpoints), made on first use.
@@ -44,14 +42,11 @@ final class SessionConnector: UserConnecting {
         let bound = NIOLoopBound(user, eventLoop: context.eventLoop)
         connectingUser = user
         context.recorder.increment(.connectionsTCP)
-        let sources = environment.sourceAddresses.count
-        let source = sources > 0 ? (connections &* environment.configuration.eventLoops &+ context.loopIndex) % sources : 0
-        connections &+= 1
         var server = environment.endpointAddresses[min(user.endpoint, environment.endpointAddresses.count - 1)]
         if let location = user.machine.resumeLocation, let address = resumeAddress(location, port: server.port ?? 5222) {
             server = address
         }
-        sessionBootstrap(source: source).connect(to: server).whenFailure { error in
+        bootstraps.next().connect(to: server).whenFailure { error in
             bound.value.connectFailed(ConnectionFailure(error))
         }
         connectingUser = nil
@@ -77,30 +72,22 @@ final class SessionConnector: UserConnecting {
         return address
     }
 
-    private func sessionBootstrap(source: Int) -> ClientBootstrap {
-        if let bootstrap = bootstraps[source] { return bootstrap }
+    /// Installs the session pipeline for the user being connected (`connectingUser`).
+    private func channelInitializer() -> @Sendable (any Channel) -> EventLoopFuture<Void> {
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        // TCP_NODELAY is ClientBootstrap's default. The receive buffer starts small (memory per idle
-        // session) and grows for bursts.
-        let made = ClientBootstrap(group: context.eventLoop)
-            .connectTimeout(TimeAmount(context.environment.configuration.connectTimeout))
-            .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
-            .channelInitializer { channel in
-                let connector = bound.value
-                guard let user = connector.connectingUser else {
-                    return channel.eventLoop.makeFailedFuture(SessionError.connection(.bootstrapWithoutSession))
-                }
-                connector.connectingUser = nil
-                do {
-                    try channel.pipeline.syncOperations.addHandlers(
-                        SessionChannelHandler.pipeline(for: user, parser: connector.context.parser, bytes: connector.context))
-                    return channel.eventLoop.makeSucceededVoidFuture()
-                } catch {
-                    return channel.eventLoop.makeFailedFuture(error)
-                }
+        return { channel in
+            let connector = bound.value
+            guard let user = connector.connectingUser else {
+                return channel.eventLoop.makeFailedFuture(SessionError.connection(.bootstrapWithoutSession))
             }
-        let local = context.environment.sourceAddresses.isEmpty ? made : made.bind(to: context.environment.sourceAddresses[source])
-        bootstraps[source] = local
-        return local
+            connector.connectingUser = nil
+            do {
+                try channel.pipeline.syncOperations.addHandlers(
+                    SessionChannelHandler.pipeline(for: user, parser: connector.context.parser, bytes: connector.context))
+                return channel.eventLoop.makeSucceededVoidFuture()
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }
     }
 }

@@ -22,9 +22,8 @@ final class BOSHConnector {
     }
 
     private unowned let context: LoopContext
-    private var bootstraps: [Int: ClientBootstrap] = [:]
+    private lazy var bootstraps = LoopBootstraps(context: context, initializer: channelInitializer())
     private var connecting: Connecting?
-    private var connections = 0
 
     init(context: LoopContext) {
         self.context = context
@@ -47,49 +46,39 @@ final class BOSHConnector {
     }
 
     private func open(_ what: Connecting, at address: SocketAddress) -> EventLoopFuture<any Channel> {
-        let environment = context.environment
-        let sources = environment.sourceAddresses.count
-        let source = sources > 0 ? (connections &* environment.configuration.eventLoops &+ context.loopIndex) % sources : 0
-        connections &+= 1
         connecting = what
-        let future = bootstrap(source: source).connect(to: address)
+        let future = bootstraps.next().connect(to: address)
         connecting = nil
         return future
     }
 
-    private func bootstrap(source: Int) -> ClientBootstrap {
-        if let bootstrap = bootstraps[source] { return bootstrap }
+    /// Installs a session's first connection's pipeline, or a codec's second connection's.
+    private func channelInitializer() -> @Sendable (any Channel) -> EventLoopFuture<Void> {
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let made = ClientBootstrap(group: context.eventLoop)
-            .connectTimeout(TimeAmount(context.environment.configuration.connectTimeout))
-            .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
-            .channelInitializer { channel in
-                let connector = bound.value
-                guard let what = connector.connecting else {
-                    return channel.eventLoop.makeFailedFuture(SessionError.connection(.bootstrapWithoutSession))
-                }
-                connector.connecting = nil
-                return channel.eventLoop.makeCompletedFuture {
-                    switch what {
-                    case .session(let user, let endpoint):
-                        try Self.install(on: channel, for: user, endpoint: endpoint, context: connector.context) { codec in
-                            let address = channel.remoteAddress
-                            let connector = bound.value
-                            if let address {
-                                connector.openSecondary(for: codec, endpoint: endpoint, at: address)
-                            } else {
-                                codec.secondaryFailed(.closed)
-                            }
+        return { channel in
+            let connector = bound.value
+            guard let what = connector.connecting else {
+                return channel.eventLoop.makeFailedFuture(SessionError.connection(.bootstrapWithoutSession))
+            }
+            connector.connecting = nil
+            return channel.eventLoop.makeCompletedFuture {
+                switch what {
+                case .session(let user, let endpoint):
+                    try Self.install(on: channel, for: user, endpoint: endpoint, context: connector.context) { codec in
+                        let address = channel.remoteAddress
+                        let connector = bound.value
+                        if let address {
+                            connector.openSecondary(for: codec, endpoint: endpoint, at: address)
+                        } else {
+                            codec.secondaryFailed(.closed)
                         }
-                    case .secondary(let codec, let endpoint):
-                        try Self.addHTTPHandlers(to: channel, endpoint: endpoint, context: connector.context)
-                        try channel.pipeline.syncOperations.addHandler(BOSHSecondaryHandler(codec: codec))
                     }
+                case .secondary(let codec, let endpoint):
+                    try Self.addHTTPHandlers(to: channel, endpoint: endpoint, context: connector.context)
+                    try channel.pipeline.syncOperations.addHandler(BOSHSecondaryHandler(codec: codec))
                 }
             }
-        let local = context.environment.sourceAddresses.isEmpty ? made : made.bind(to: context.environment.sourceAddresses[source])
-        bootstraps[source] = local
-        return local
+        }
     }
 
     /// Builds a session's first connection's pipeline for `user` on `channel`; `openSecondary` opens

@@ -20,9 +20,8 @@ import XMPPCore
 /// alone. Loop-bound.
 final class WebSocketConnector {
     private unowned let context: LoopContext
-    private var bootstraps: [Int: ClientBootstrap] = [:]
+    private lazy var bootstraps = LoopBootstraps(context: context, initializer: channelInitializer())
     private var connecting: (user: VirtualUser, endpoint: WeightedEndpoint)?
-    private var connections = 0
 
     init(context: LoopContext) {
         self.context = context
@@ -32,36 +31,26 @@ final class WebSocketConnector {
     func connect(_ user: VirtualUser, to endpoint: WeightedEndpoint, at address: SocketAddress) {
         let bound = NIOLoopBound(user, eventLoop: context.eventLoop)
         connecting = (user, endpoint)
-        let environment = context.environment
-        let sources = environment.sourceAddresses.count
-        let source = sources > 0 ? (connections &* environment.configuration.eventLoops &+ context.loopIndex) % sources : 0
-        connections &+= 1
         context.recorder.increment(.connectionsWebSocket)
-        bootstrap(source: source).connect(to: address).whenFailure { error in
+        bootstraps.next().connect(to: address).whenFailure { error in
             bound.value.connectFailed(ConnectionFailure(error))
         }
         connecting = nil
     }
 
-    private func bootstrap(source: Int) -> ClientBootstrap {
-        if let bootstrap = bootstraps[source] { return bootstrap }
+    /// Installs the WebSocket pipeline for the user being connected (`connecting`).
+    private func channelInitializer() -> @Sendable (any Channel) -> EventLoopFuture<Void> {
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let made = ClientBootstrap(group: context.eventLoop)
-            .connectTimeout(TimeAmount(context.environment.configuration.connectTimeout))
-            .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
-            .channelInitializer { channel in
-                let connector = bound.value
-                guard let (user, endpoint) = connector.connecting else {
-                    return channel.eventLoop.makeFailedFuture(SessionError.connection(.bootstrapWithoutSession))
-                }
-                connector.connecting = nil
-                return channel.eventLoop.makeCompletedFuture {
-                    try Self.install(on: channel, for: user, endpoint: endpoint, context: connector.context)
-                }
+        return { channel in
+            let connector = bound.value
+            guard let (user, endpoint) = connector.connecting else {
+                return channel.eventLoop.makeFailedFuture(SessionError.connection(.bootstrapWithoutSession))
             }
-        let local = context.environment.sourceAddresses.isEmpty ? made : made.bind(to: context.environment.sourceAddresses[source])
-        bootstraps[source] = local
-        return local
+            connector.connecting = nil
+            return channel.eventLoop.makeCompletedFuture {
+                try Self.install(on: channel, for: user, endpoint: endpoint, context: connector.context)
+            }
+        }
     }
 
     /// Builds a new connection's pipeline for `user` on `channel` (before or after it connected).
