@@ -1,3 +1,4 @@
+import LoadProfile
 import NIOCore
 import NIOPosix
 import SessionCore
@@ -52,22 +53,24 @@ final class SessionConnector: UserConnecting {
         connectingUser = nil
     }
 
-    /// The address of a server's XEP-0198 resumption `location` ("host", "host:port", "[v6]:port"),
-    /// resolved once per loop and remembered; nil (resume at the session's own endpoint) when it does
-    /// not resolve. A host name is resolved on the loop (getaddrinfo), once per distinct location.
+    /// The address of a server's XEP-0198 resumption `location` ("host", "host:port", "[v6]:port" or a
+    /// bare IPv6 address; `defaultPort` when it names none), parsed as `--server` endpoints are
+    /// (`WeightedEndpoint.parse`), resolved once per loop and remembered; nil (resume at the session's
+    /// own endpoint) when it does not parse or resolve. A host name is resolved on the loop
+    /// (getaddrinfo), once per distinct location.
     private func resumeAddress(_ location: String, port defaultPort: Int) -> SocketAddress? {
         if let known = resumeLocations[location] { return known }
-        var host = Substring(location)
-        var port = defaultPort
-        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
-            let rest = host[host.index(after: close)...]
-            if rest.hasPrefix(":"), let parsed = Int(rest.dropFirst()) { port = parsed }
-            host = host[host.index(after: host.startIndex)..<close]
-        } else if host.filter({ $0 == ":" }).count == 1, let colon = host.firstIndex(of: ":") {
-            if let parsed = Int(host[host.index(after: colon)...]) { port = parsed }
-            host = host[..<colon]
+        let colons = location.filter { $0 == ":" }.count
+        let text: String
+        if location.hasPrefix("[") {
+            text = location.contains("]:") ? location : "\(location):\(defaultPort)"
+        } else {
+            text = colons > 1 ? "[\(location)]:\(defaultPort)" : colons == 1 ? location : "\(location):\(defaultPort)"
         }
-        let address = try? SocketAddress.makeAddressResolvingHost(String(host), port: port)
+        var address: SocketAddress?
+        if case .success(let endpoint) = WeightedEndpoint.parse(text) {
+            address = try? SocketAddress.makeAddressResolvingHost(endpoint.host, port: endpoint.port)
+        }
         resumeLocations[location] = address
         return address
     }
