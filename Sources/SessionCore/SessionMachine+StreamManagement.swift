@@ -95,21 +95,12 @@ extension SessionMachine {
     mutating func suspendForResumption(after error: SessionError) {
         guard let session = streamManagement else { return }
         if case .running = stage {
-            host.sessionStageChanged(from: .online, to: .connecting)
             session.wasAvailable = isAvailable
             if waiting == .timer, case .think(let due)? = wake { session.suspendedThink = due }
         }
-        host.recorder.recordError(kind: error.kind, node: identity.node)
-        host.setOnline(identity.slot, false)
-        cancelWake()
-        timeout = nil
-        writeBlocked = false
-        keepAlivePending = nil
         session.isResuming = true
         session.resumeAttempts += 1
-        stage = .awaitingReconnect(churned: false)
-        pending.append(.close)
-        armWake(at: now + script.reconnect.delay(attempt: session.resumeAttempts, using: &rng), .reconnect)
+        leaveConnection(after: error, attempt: session.resumeAttempts)
     }
 
     /// The `<resume/>` for the login of a resuming connection, nil for a fresh login.

@@ -441,6 +441,21 @@ public struct SessionMachine {
     /// Counts the drop (when it was one), closes the connection, forgets the connection's state (login,
     /// MUC room, the step in flight) and arms the back-off; the program starts again after the next login.
     private mutating func scheduleReconnect(after error: SessionError?) {
+        forgetProgramState()
+        if let session = streamManagement {
+            // Resumption was not possible (or is over): what the server never acknowledged is given up.
+            host.recorder.increment(.streamManagementUnacknowledged, by: UInt64(session.state.unacknowledged.count))
+            streamManagement = nil
+        }
+        reconnectAttempt += 1
+        leaveConnection(after: error, attempt: reconnectAttempt)
+    }
+
+    /// Leaves the current connection after a drop (`error`) or a churn (nil), for a reconnect or a
+    /// resumption: counts the drop, takes the session off the targets, forgets the connection's
+    /// timers and backpressure, closes, and arms the back-off of the `attempt`-th try in a row; the
+    /// wake-up then calls `reconnect()`.
+    mutating func leaveConnection(after error: SessionError?, attempt: Int) {
         if case .running = stage { host.sessionStageChanged(from: .online, to: .connecting) }
         if let error {
             host.recorder.recordErrorExample(kind: error.kind, text: error.detail)
@@ -449,18 +464,11 @@ public struct SessionMachine {
         host.setOnline(identity.slot, false)
         cancelWake()
         timeout = nil
-        forgetProgramState()
         writeBlocked = false
         keepAlivePending = nil
-        if let session = streamManagement {
-            // Resumption was not possible (or is over): what the server never acknowledged is given up.
-            host.recorder.increment(.streamManagementUnacknowledged, by: UInt64(session.state.unacknowledged.count))
-            streamManagement = nil
-        }
         stage = .awaitingReconnect(churned: error == nil)
-        reconnectAttempt += 1
         pending.append(.close)
-        armWake(at: now + script.reconnect.delay(attempt: reconnectAttempt, using: &rng), .reconnect)
+        armWake(at: now + script.reconnect.delay(attempt: attempt, using: &rng), .reconnect)
     }
 
     /// Forgets what belonged to the lost stream: the bound JID, the room, the step in flight; the
