@@ -315,7 +315,7 @@ extension SessionMachine {
         case .jid(let template):
             return render(template)
         case .next:
-            return settings.bareJID(slot: (identity.slot + 1) % settings.accounts.count)
+            return settings.bareJID(slot: settings.nextSlot(after: identity.accountNumber))
         case .selfJID:
             return boundJID ?? identity.bareJID
         }
@@ -345,9 +345,10 @@ extension SessionMachine {
         case .random: return String(UInt32.random(in: 0...UInt32.max, using: &rng))
         case .id: return script.variables[name]
         case .prevIndex, .nextIndex:
-            // Neighbours on a ring: the profile's ring_first...ring_last when set, else the run's accounts.
-            let first = script.variables["ring_first"].flatMap(Int.init) ?? settings.accounts.lowerBound
-            let last = script.variables["ring_last"].flatMap(Int.init) ?? settings.accounts.upperBound
+            // Neighbours on a ring: the profile's ring_first...ring_last when set, else the whole run's
+            // accounts (every generator of a --segment run).
+            let first = script.variables["ring_first"].flatMap(Int.init) ?? settings.runAccounts.lowerBound
+            let last = script.variables["ring_last"].flatMap(Int.init) ?? settings.runAccounts.upperBound
             let count = max(last - first + 1, 1)
             let step = known == .nextIndex ? 1 : count - 1
             return String(first + (identity.accountNumber - first + step) % count)
