@@ -238,7 +238,7 @@ extension SessionMachine {
             let serviceName = service.map { render($0) } ?? "conference.\(settings.domain)"
             let nickname = nick.map { render($0) } ?? identity.username
             let roomJID = roomName.contains("@") ? roomName : "\(roomName)@\(serviceName)"
-            room = (roomJID, nickname)
+            room = RoomMembership(jid: roomJID, nick: nickname)
             var x = XMLElement("x", namespace: XMPPNamespace.muc)
             if let history {
                 x.children.append(
@@ -256,14 +256,13 @@ extension SessionMachine {
         case .changeNick(let template):
             guard let current = room else { return stepFailed(.mucNotJoined) }
             let nickname = render(template)
-            room = (current.jid, nickname)
+            current.nick = nickname
             send(Stanza.presence(to: "\(current.jid)/\(nickname)"))
             expect(.mucJoin(room: current.jid), instruction)
         case .leave:
             guard let current = room else { return stepFailed(.mucNotJoined) }
             send(Stanza.presence(to: "\(current.jid)/\(current.nick)", type: "unavailable"))
             room = nil
-            roomOccupants = []
             completeStep(measured: false)
         }
     }
@@ -301,7 +300,7 @@ extension SessionMachine {
         stamp.clock = host.stampClock  // the generator's clock, in --segment runs
         send(Stanza.message(to: to, type: type, body: body, extra: [stamp.element]))
         if type == "groupchat" {
-            host.recorder.groupchatSent(room: to, occupants: roomOccupants.count)
+            host.recorder.groupchatSent(room: to, occupants: room?.occupants.count ?? 0)
         } else {
             host.recorder.messageSent(sender: stamp.sender, sequence: stamp.sequence)
         }
