@@ -101,6 +101,8 @@ final class BOSHConnector {
                 let metrics = loop.environment.transportMetrics
                 loop.recorder.recordLatency(
                     poll ? metrics.boshPoll : metrics.boshRequest, correctedNanoseconds: nanoseconds, serviceNanoseconds: nanoseconds)
+            case .unanswered:
+                loop.recorder.recordError(kind: BOSHCodec.unansweredKind)
             }
         }
         try channel.pipeline.syncOperations.addHandlers(codec, SessionChannelHandler(user: user, codec: codec, byteCounter: counter))
