@@ -33,6 +33,8 @@ final class BOSHCodec: ChannelDuplexHandler, StreamRestarting {
 
     /// What the codec reports for the transport's measures.
     enum Measure {
+        /// A request is on the wire (its last part written to the socket; over TLS, after the
+        /// handshake): a connection that failed before sent no request.
         case requestSent
         /// A response `nanoseconds` after its request; `poll`: the request carried nothing.
         case responseReceived(nanoseconds: UInt64, poll: Bool)
@@ -134,14 +136,14 @@ final class BOSHCodec: ChannelDuplexHandler, StreamRestarting {
         for request in requests {
             sent[request.rid] = (context.eventLoop.now, request.isPoll)
             if request.opensStream { opening.insert(request.rid) }
-            measure(.requestSent)
             if request.slot == 0 {
-                for part in parts(of: request, allocator: context.channel.allocator) {
-                    context.write(wrapOutboundOut(part), promise: nil)
+                let parts = parts(of: request, allocator: context.channel.allocator)
+                for (index, part) in parts.enumerated() {
+                    context.write(wrapOutboundOut(part), promise: index == parts.count - 1 ? requestWritten(on: context.eventLoop) : nil)
                 }
                 context.flush()
             } else if let secondary {
-                secondary.send(parts(of: request, allocator: context.channel.allocator))
+                secondary.send(parts(of: request, allocator: context.channel.allocator), written: requestWritten(on: context.eventLoop))
             } else {
                 secondaryBacklog.append(request)
                 if !secondaryOpening {
@@ -150,6 +152,13 @@ final class BOSHCodec: ChannelDuplexHandler, StreamRestarting {
                 }
             }
         }
+    }
+
+    /// The promise of a request's last part: it counts the request as sent once that is written.
+    private func requestWritten(on eventLoop: any EventLoop) -> EventLoopPromise<Void> {
+        let promise = eventLoop.makePromise(of: Void.self)
+        promise.futureResult.assumeIsolated().whenSuccess { [measure] in measure(.requestSent) }
+        return promise
     }
 
     private func parts(of request: BOSHRequestScheduler.Request, allocator: ByteBufferAllocator) -> [HTTPClientRequestPart] {
@@ -171,7 +180,7 @@ final class BOSHCodec: ChannelDuplexHandler, StreamRestarting {
         let backlog = secondaryBacklog
         secondaryBacklog = []
         for request in backlog {
-            handler.send(parts(of: request, allocator: context.channel.allocator))
+            handler.send(parts(of: request, allocator: context.channel.allocator), written: requestWritten(on: context.eventLoop))
         }
     }
 

@@ -72,13 +72,14 @@ final class WebSocketConnector {
             to: channel, host: endpoint.host, port: endpoint.port, path: endpoint.transport.path,
             maxMessageBytes: parser.limits.maxElementBytes, requestKey: requestKey,
             report: { outcome in
-                loop.recorder.increment(.httpRequests)
                 switch outcome {
                 case .upgraded(let nanoseconds):
+                    loop.recorder.increment(.httpRequests)
                     loop.recorder.increment(.httpResponses)
                     let metric = loop.environment.transportMetrics.webSocketUpgrade
                     loop.recorder.recordLatency(metric, correctedNanoseconds: nanoseconds, serviceNanoseconds: nanoseconds)
-                case .failed(let failure, let answered):
+                case .failed(let failure, let requestWritten, let answered):
+                    if requestWritten { loop.recorder.increment(.httpRequests) }
                     if answered { loop.recorder.increment(.httpResponses) }
                     user.connectFailed(failure)
                 }
