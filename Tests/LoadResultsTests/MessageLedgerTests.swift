@@ -79,4 +79,26 @@ import Testing
         #expect(ledger.totals.reordered == 1)
         #expect(ledger.finish().lost == 0)
     }
+
+    /// A soak's outage loses one message of every sender; the receipts that follow must not pile up
+    /// above the gap for the rest of the run (memory grew with every message sent after an outage).
+    /// Past `maxHeldAbove` later receipts the gap is listed as missing; a late arrival of it counts as
+    /// received, a second one as a duplicate, and what never came is lost at the end.
+    @Test func aLostMessageDoesNotHoldLaterReceiptsInMemory() {
+        var ledger = MessageLedger()
+        let senders = UInt32(0)..<50
+        // Each sender's message 3 is lost; 2,000 more of each arrive.
+        let sent = senders.flatMap { sender in (UInt32(1)...2003).map { (sender, $0) } }
+        let received = sent.filter { $0.1 != 3 }.map { ($0.0, $0.1, ($0.0 + 1) % 50) }
+        ledger.apply(Self.events(sent: sent, received: received))
+        #expect(ledger.heldSequences <= senders.count * (MessageLedger.maxHeldAbove + 1))
+        #expect(ledger.trackedPairs <= 4096)
+        #expect(ledger.outstanding == UInt64(senders.count))
+        // Sender 0's message 3 arrives very late: received, not a duplicate; then again: a duplicate.
+        ledger.apply(Self.events(sent: [], received: [(0, 3, 1)]))
+        #expect(ledger.totals.duplicated == 0 && ledger.received == UInt64(received.count + 1))
+        ledger.apply(Self.events(sent: [], received: [(0, 3, 1)]))
+        #expect(ledger.totals.duplicated == 1)
+        #expect(ledger.finish().lost == UInt64(senders.count - 1))
+    }
 }

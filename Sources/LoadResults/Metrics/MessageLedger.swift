@@ -2,21 +2,31 @@
 /// recorded (measurement rule 6). Runs on the collector, fed at each interval; no locks needed.
 ///
 /// Each sender's sequence numbers run 1, 2, 3, … Per sender it keeps the highest number sent, a
-/// watermark below which everything was received, and the set of numbers received above it (pruned
-/// as the watermark advances), so memory is bounded by messages in flight, not by messages sent.
+/// watermark at or below which every number was received or is listed as missing, the numbers
+/// missing below it, and the numbers received above it. The watermark advances over what arrived
+/// in order, and past a gap once `maxHeldAbove` later numbers arrived (the gap is then listed as
+/// missing: a message lost in an outage must not hold every later receipt in memory for the rest
+/// of a soak). So memory is bounded by messages in flight plus messages not received, never by
+/// messages sent. A missing number that arrives late counts as received (not as a duplicate).
 /// Order is checked per sender→receiver pair; a pair's last sequence is forgotten once it is at or below
-/// the sender's watermark (no message that is not a duplicate can come below it any more), so with
-/// `to: random` the pairs kept are bounded by messages in flight too, not by senders × receivers.
+/// the sender's watermark, so with `to: random` the pairs kept are bounded the same way, not by
+/// senders × receivers (a late receipt below a forgotten pair's last is not counted as reordered).
 /// A message not received by `finish()` (called after the run's grace period) is lost.
 public struct MessageLedger: Sendable {
     private struct SenderState: Sendable {
         var highestSent: UInt32 = 0
         var watermark: UInt32 = 0
+        /// Received, above `watermark` (at most `maxHeldAbove`).
         var above: Set<UInt32> = []
+        /// Not received, at or below `watermark` (the watermark moved past them).
+        var missing: Set<UInt32> = []
         var received: UInt64 = 0
         /// Distinct receipts (`received` is settled by `finish()`; this is not)..
         var distinct: UInt64 = 0
     }
+
+    /// Receipts held above a gap before the watermark moves past it (the gap listed as missing).
+    static let maxHeldAbove = 256
 
     private var senders: [UInt32: SenderState] = [:]
     private var lastFromSenderAtReceiver: [UInt64: UInt32] = [:]
@@ -38,14 +48,22 @@ public struct MessageLedger: Sendable {
         }
         for event in events.received {
             var state = senders[event.sender, default: SenderState()]
-            if event.sequence <= state.watermark || state.above.contains(event.sequence) {
+            let isNew =
+                event.sequence <= state.watermark
+                ? state.missing.remove(event.sequence) != nil : state.above.insert(event.sequence).inserted
+            if !isNew {
                 found.duplicated += 1
             } else {
                 received += 1
                 state.received += 1
                 state.distinct += 1
-                state.above.insert(event.sequence)
                 while state.above.remove(state.watermark + 1) != nil { state.watermark += 1 }
+                while state.above.count > Self.maxHeldAbove {
+                    // The next number is overdue: list it as missing and move on.
+                    state.watermark += 1
+                    state.missing.insert(state.watermark)
+                    while state.above.remove(state.watermark + 1) != nil { state.watermark += 1 }
+                }
                 let pair = UInt64(event.sender) << 32 | UInt64(event.receiver)
                 if let last = lastFromSenderAtReceiver[pair], event.sequence < last {
                     found.reordered += 1
@@ -77,6 +95,9 @@ public struct MessageLedger: Sendable {
 
     /// The sender→receiver pairs kept for the order check (bounded by messages in flight).
     var trackedPairs: Int { lastFromSenderAtReceiver.count }
+
+    /// Sequence numbers held per sender, summed: received above a gap plus listed as missing.
+    var heldSequences: Int { senders.values.reduce(0) { $0 + $1.above.count + $1.missing.count } }
 
     /// Messages sent and not (yet) received.
     public var outstanding: UInt64 {
