@@ -32,13 +32,17 @@ struct CheckCommand: ParsableCommand {
             FileHandle.standardError.write(Data((flagProblems.joined(separator: "\n") + "\n").utf8))
         }
         for path in profiles {
-            do {
+            do throws(ProfileErrors) {
                 let definition = try ProfileLoader.load(path: path)
+                // With `servers:` in the file, each profile's transport must find an endpoint there.
+                let transportProblems = ProfileEndpoints.problems(of: definition)
+                guard transportProblems.isEmpty else { throw ProfileErrors(problems: transportProblems) }
                 let names = definition.profiles.map(\.profile.name).joined(separator: ", ")
                 let steps = definition.profiles.map { $0.profile.steps.count }.reduce(0, +)
                 let rules =
                     definition.thresholds.isEmpty ? "" : "; \(definition.thresholds.count) threshold\(definition.thresholds.count == 1 ? "" : "s")"
-                Console.print("ok   \(path) (\(names); \(steps) steps\(definition.plan.map { "; load: \($0.summary)" } ?? "")\(rules))")
+                let servers = definition.servers.isEmpty ? "" : "; \(definition.servers.count) server\(definition.servers.count == 1 ? "" : "s")"
+                Console.print("ok   \(path) (\(names); \(steps) steps\(definition.plan.map { "; load: \($0.summary)" } ?? "")\(rules)\(servers))")
             } catch {
                 problems += error.problems.count
                 FileHandle.standardError.write(Data((error.problems.map(\.description).joined(separator: "\n") + "\n").utf8))
