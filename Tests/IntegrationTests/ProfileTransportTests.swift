@@ -1,4 +1,6 @@
 import Foundation
+import LoadEngine
+import LoadProfile
 import LoadResults
 import Testing
 
@@ -100,6 +102,27 @@ import Testing
         #expect(result.output.contains("profile 'chat-bosh' has transport: bosh but the run has no bosh endpoint (it has tcp)"))
         #expect(!result.output.contains("chat-tcp"), "\(result.output)")
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("out").path))
+    }
+
+    /// The engine refuses such a run too (`LoadRun.run` throws before it resolves or connects
+    /// anything, and writes no results), whoever calls it.
+    @Test func theEngineRefusesAProfileWithoutAnEndpointOfItsTransport() async throws {
+        let (directory, mix) = try Self.writeMix()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("out").path
+        var configuration = RunConfiguration(
+            host: "127.0.0.1", port: 1, domain: "load.test", accounts: 1...3, password: "secret", outputDirectory: out)
+        configuration.endpoints = try ["127.0.0.1:1", "http://127.0.0.1:2/http-bind"].map { try WeightedEndpoint.parse($0).get() }
+        let run = LoadRun(
+            configuration: configuration, definition: try ProfileLoader.load(path: mix),
+            plan: .closed(sessions: 3, ramp: .zero, duration: .seconds(1)))
+        do {
+            _ = try await run.run()
+            Issue.record("the run started")
+        } catch let error as TransportMismatchError {
+            #expect(error.missing.map(\.profile) == ["chat-websocket"] && error.available == ["bosh", "tcp"])
+        }
+        #expect(!FileManager.default.fileExists(atPath: out))
     }
 
     /// `check` knows the endpoints when the file has `servers:`: every bad entry and every profile
