@@ -62,6 +62,9 @@ public final class SessionSettings: Sendable {
     public let accountPrefix: String
     /// Account numbers of this generator's share (`<prefix><number>@<domain>`).
     public let accounts: ClosedRange<Int>
+    /// The whole run's account numbers (`--accounts` before `--segment` took a block of it; equal to
+    /// `accounts` in a run of one generator): `to: next` and `${next_index}` ring over these.
+    public let runAccounts: ClosedRange<Int>
     public let password: String
     /// Stamps from other runs are ignored.
     public let runID: String
@@ -73,7 +76,8 @@ public final class SessionSettings: Sendable {
     public let maxSCRAMIterations: Int
 
     public init(
-        domain: String, accountPrefix: String = "user", accounts: ClosedRange<Int>, password: String,
+        domain: String, accountPrefix: String = "user", accounts: ClosedRange<Int>,
+        runAccounts: ClosedRange<Int>? = nil, password: String,
         runID: String, tlsAvailable: Bool = true, metrics: FixedMetrics,
         maxSCRAMIterations: Int = SCRAMClient.defaultMaxIterations
     ) {
@@ -81,13 +85,23 @@ public final class SessionSettings: Sendable {
         self.domain = domain
         self.accountPrefix = accountPrefix
         self.accounts = accounts
+        self.runAccounts = runAccounts ?? accounts
         self.password = password
         self.runID = runID
         self.tlsAvailable = tlsAvailable
         self.metrics = metrics
     }
 
-    /// The bare JID of the account in `slot`.
+    /// The slot (relative to `accounts`) of the account after `accountNumber` in the whole run's
+    /// accounts, the last one followed by the first: outside `0 ..< accounts.count` when that account
+    /// belongs to another generator of the run.
+    public func nextSlot(after accountNumber: Int) -> Int {
+        let next = accountNumber >= runAccounts.upperBound ? runAccounts.lowerBound : accountNumber + 1
+        return next - accounts.lowerBound
+    }
+
+    /// The bare JID of the account in `slot` (a slot outside this generator's share names another
+    /// generator's account).
     public func bareJID(slot: Int) -> String {
         "\(accountPrefix)\(accounts.lowerBound + slot)@\(domain)"
     }

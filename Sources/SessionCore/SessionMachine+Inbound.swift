@@ -12,9 +12,9 @@ extension SessionMachine {
             // Occupants of our room, as the room announces them (for the fan-out's expected receipts).
             let nick = String(from.dropFirst(room.jid.count + 1))
             if stanza.attribute("type") == "unavailable" {
-                roomOccupants.remove(nick)
+                room.occupants.remove(nick)
             } else if stanza.attribute("type") != "error" {
-                roomOccupants.insert(nick)
+                room.occupants.insert(nick)
             }
         }
         let reaction = AutoResponder.react(to: stanza)
@@ -71,15 +71,15 @@ extension SessionMachine {
             let condition = Self.stanzaCondition(stanza)
             // A room just created by another member stays locked until its owner configures it
             // (XEP-0045 §10.1): try again shortly, for up to ~5 s.
-            if condition == "item-not-found", mucJoinRetries < 10 {
-                mucJoinRetries += 1
+            if condition == "item-not-found", let room, room.joinRetries < 10 {
+                room.joinRetries += 1
                 armWake(at: now + .milliseconds(500), .mucJoinRetry)
                 return
             }
             stepFailed(.mucError(condition: condition))
         } else if Self.statusCodes(stanza).contains("110") {
             // Self-presence (XEP-0045 §7.2.2).
-            mucJoinRetries = 0
+            room?.joinRetries = 0
             if Self.statusCodes(stanza).contains("201") {
                 // We created the room: accept the default configuration (instant room) to unlock it.
                 let form = XMLElement("x", namespace: XMPPNamespace.dataForms, attributes: [XMLAttribute("type", "submit")])

@@ -238,7 +238,7 @@ extension SessionMachine {
             let serviceName = service.map { render($0) } ?? "conference.\(settings.domain)"
             let nickname = nick.map { render($0) } ?? identity.username
             let roomJID = roomName.contains("@") ? roomName : "\(roomName)@\(serviceName)"
-            room = (roomJID, nickname)
+            room = RoomMembership(jid: roomJID, nick: nickname)
             var x = XMLElement("x", namespace: XMPPNamespace.muc)
             if let history {
                 x.children.append(
@@ -256,14 +256,13 @@ extension SessionMachine {
         case .changeNick(let template):
             guard let current = room else { return stepFailed(.mucNotJoined) }
             let nickname = render(template)
-            room = (current.jid, nickname)
+            current.nick = nickname
             send(Stanza.presence(to: "\(current.jid)/\(nickname)"))
             expect(.mucJoin(room: current.jid), instruction)
         case .leave:
             guard let current = room else { return stepFailed(.mucNotJoined) }
             send(Stanza.presence(to: "\(current.jid)/\(current.nick)", type: "unavailable"))
             room = nil
-            roomOccupants = []
             completeStep(measured: false)
         }
     }
@@ -301,7 +300,7 @@ extension SessionMachine {
         stamp.clock = host.stampClock  // the generator's clock, in --segment runs
         send(Stanza.message(to: to, type: type, body: body, extra: [stamp.element]))
         if type == "groupchat" {
-            host.recorder.groupchatSent(room: to, occupants: roomOccupants.count)
+            host.recorder.groupchatSent(room: to, occupants: room?.occupants.count ?? 0)
         } else {
             host.recorder.messageSent(sender: stamp.sender, sequence: stamp.sequence)
         }
@@ -315,7 +314,7 @@ extension SessionMachine {
         case .jid(let template):
             return render(template)
         case .next:
-            return settings.bareJID(slot: (identity.slot + 1) % settings.accounts.count)
+            return settings.bareJID(slot: settings.nextSlot(after: identity.accountNumber))
         case .selfJID:
             return boundJID ?? identity.bareJID
         }
@@ -345,9 +344,10 @@ extension SessionMachine {
         case .random: return String(UInt32.random(in: 0...UInt32.max, using: &rng))
         case .id: return script.variables[name]
         case .prevIndex, .nextIndex:
-            // Neighbours on a ring: the profile's ring_first...ring_last when set, else the run's accounts.
-            let first = script.variables["ring_first"].flatMap(Int.init) ?? settings.accounts.lowerBound
-            let last = script.variables["ring_last"].flatMap(Int.init) ?? settings.accounts.upperBound
+            // Neighbours on a ring: the profile's ring_first...ring_last when set, else the whole run's
+            // accounts (every generator of a --segment run).
+            let first = script.variables["ring_first"].flatMap(Int.init) ?? settings.runAccounts.lowerBound
+            let last = script.variables["ring_last"].flatMap(Int.init) ?? settings.runAccounts.upperBound
             let count = max(last - first + 1, 1)
             let step = known == .nextIndex ? 1 : count - 1
             return String(first + (identity.accountNumber - first + step) % count)

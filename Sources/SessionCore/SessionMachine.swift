@@ -110,8 +110,8 @@ public struct SessionMachine {
     var rng: SeededGenerator
     var messageSequence: UInt32 = 0
     var requestCounter: UInt32 = 0
-    var room: (jid: String, nick: String)?
-    var mucJoinRetries = 0
+    /// The MUC room we are in or joining (nil: none; boxed, most sessions never join one).
+    var room: RoomMembership?
     /// This session asks the server about itself once (XEP-0092, disco#info) and reports what its login
     /// saw (stream features, SASL mechanism) for the run's manifest: one session per run.
     public var probesServer = false
@@ -121,8 +121,6 @@ public struct SessionMachine {
     var hasProbed = false
     /// The id and send time of our keep-alive ping awaiting its answer.
     var keepAlivePending: (id: String, sentAt: SessionInstant)?
-    /// Nicks in our room (only while in one), for the fan-out's expected receipts.
-    var roomOccupants: Set<String> = []
     /// Our available presence was acknowledged (others may pick us as a `to: random` target).
     var isAvailable = false
     /// XEP-0198 state, while the profile asks for stream management and the server granted it.
@@ -477,8 +475,6 @@ public struct SessionMachine {
         boundJID = nil
         isAvailable = false
         room = nil
-        roomOccupants = []
-        mucJoinRetries = 0
         waiting = .nothing
         loops = []
     }
@@ -605,6 +601,22 @@ public enum SessionEvent: Sendable {
     case churn
     /// The PBKDF2 the machine asked for (`deriveKey`) finished.
     case keyDerived(Result<SCRAMKeys, SASLError>)
+}
+
+/// The MUC room a session is in or joining: its JID, our nick, the occupants the room announced (for
+/// the fan-out's expected receipts) and the join retries of a room still locked by its creator.
+/// Boxed (one pointer in `SessionMachine`) because most profiles never join a room.
+final class RoomMembership {
+    let jid: String
+    var nick: String
+    var occupants: Set<String> = []
+    /// Joins retried because the room was still locked (XEP-0045 §10.1), at most 10.
+    var joinRetries = 0
+
+    init(jid: String, nick: String) {
+        self.jid = jid
+        self.nick = nick
+    }
 }
 
 /// A login in progress: the `LoginMachine` and how long each phase took so far. Exists only while

@@ -34,10 +34,12 @@ import XMPPCore
             outputDirectory: out, interval: .seconds(1))
         let run = LoadRun(
             configuration: configuration, definition: definition,
-            plan: .closed(sessions: sessions, ramp: .seconds(2), duration: .seconds(20)))
-        async let summary = run.run()
-        // Everyone is online after the ramp; then the server goes away for ~3 s.
-        try await Task.sleep(for: .seconds(6))
+            plan: .closed(sessions: sessions, ramp: .seconds(2), duration: .seconds(25)))
+        let watcher = OnlineWatcher()
+        async let summary = run.run(outputs: [watcher])
+        // Once everyone is online, the server goes away for ~3 s.
+        let allOnline = try await watcher.waitUntilOnline(sessions, within: .seconds(12))
+        #expect(allOnline, "every session was online before the restart")
         _ = try LocalServer.run(["down", "--dir", server.directory])
         try await Task.sleep(for: .seconds(3))
         _ = try LocalServer.run(["up", "--dir", server.directory, "--port", String(server.port), "--accounts", String(sessions)])

@@ -42,11 +42,14 @@ import XMPPCore
             outputDirectory: out, interval: .seconds(1))
         let run = LoadRun(
             configuration: configuration, definition: definition,
-            plan: .closed(sessions: sessions, ramp: .seconds(1), duration: .seconds(16)))
-        async let summary = run.run()
-        // Everyone is online and messaging (40 messages over 8 s each); cut every connection mid-way.
-        try await Task.sleep(for: .seconds(5))
+            plan: .closed(sessions: sessions, ramp: .seconds(1), duration: .seconds(25)))
+        let watcher = OnlineWatcher()
+        async let summary = run.run(outputs: [watcher])
+        // Once everyone is online (stream management enabled right after bind) and messaging (40
+        // messages over 8 s each), cut every connection.
+        let allOnline = try await watcher.waitUntilOnline(sessions, within: .seconds(15))
         proxy.cutAll()
+        #expect(allOnline, "every session was online before the cut")
         let result = try await summary
 
         let counts = result.sessions

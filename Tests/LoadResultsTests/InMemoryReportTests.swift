@@ -95,7 +95,7 @@ import Testing
 
     static func fromMemory(_ run: HeldRun, directory: ResultsDirectory) throws -> MergedResults {
         var timeline = MergedResults.Timeline()
-        for interval in run.intervals { timeline.add(asWritten: interval) }
+        for interval in run.intervals { timeline.add(interval) }
         return MergedResults(directory: directory.path, manifest: run.manifest, summary: run.summary, timeline: timeline)
     }
 
@@ -129,23 +129,27 @@ import Testing
         #expect(memory.points.count == count)
     }
 
-    /// Without the files' rounding, a histogram's exact extremes would show: the report would not
-    /// equal the one rendered from the directory. (Guards `add(asWritten:)` against becoming `add`.)
-    @Test func exactExtremesDifferFromTheWrittenOnes() throws {
+    /// A histogram reads as bucket values, so an interval held in memory reads exactly as its line in
+    /// `intervals.jsonl`: an exact extreme inside a bucket (2,098,130 µs lies in a 1,024 µs bucket)
+    /// never shows, and the timeline needs no conversion per interval.
+    @Test func anIntervalReadsTheSameBeforeAndAfterItsFile() throws {
         var interval = IntervalSnapshot(start: 0, end: 5)
         var histogram = LatencyHistogram()
         histogram.record(microseconds: 2_098_130)
+        histogram.record(microseconds: 1_500)
         interval.latency["message"] = histogram
-        var exact = MergedResults.Timeline()
-        var written = MergedResults.Timeline()
-        exact.add(interval)
-        written.add(asWritten: interval)
+        var timeline = MergedResults.Timeline()
+        timeline.add(interval)
         let decoded = try ResultsDirectory.decoder.decode(IntervalSnapshot.self, from: ResultsDirectory.line(for: interval))
-        let exactP99 = exact.total.latency["message"]?.microseconds(atPercentile: 99)
-        let writtenP99 = written.total.latency["message"]?.microseconds(atPercentile: 99)
-        #expect(writtenP99 == decoded.latency["message"]?.microseconds(atPercentile: 99))
-        #expect(exactP99 == 2_098_130 && writtenP99 != exactP99)
-        #expect(written.points == [IntervalPoint(decoded)])
+        let read = try #require(decoded.latency["message"])
+        for percentile in [0.0, 50, 99, 100] {
+            #expect(histogram.microseconds(atPercentile: percentile) == read.microseconds(atPercentile: percentile))
+        }
+        #expect(histogram.maxMicroseconds == read.maxMicroseconds && histogram.minMicroseconds == read.minMicroseconds)
+        #expect(histogram.maxMicroseconds != 2_098_130 && histogram.maxMicroseconds - 2_098_130 < 2_048)
+        #expect(histogram.minMicroseconds == 1_500)
+        #expect(timeline.points == [IntervalPoint(decoded)])
+        #expect(timeline.total.latency["message"] == read)
     }
 
     /// The timeline keeps one chart point per interval, the total and the peak of live sessions.

@@ -104,7 +104,7 @@ import Testing
 
         // What `run` writes (the same analysis over the intervals held in memory) reads back the same.
         var held = MergedResults.Timeline(loadEnd: 600)
-        for interval in run.intervals { held.add(asWritten: interval) }
+        for interval in run.intervals { held.add(interval) }
         var written = run.summary
         written.analyseOutages(timeline: held, loadEnd: 600, losses: run.summary.messages.lostWhenSent)
         #expect(written.outages == summary.outages && written.rssTail == summary.rssTail && written.messageLoss == summary.messageLoss)
@@ -118,7 +118,7 @@ import Testing
         let directory = try InMemoryReportTests.write(run)
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
         var timeline = MergedResults.Timeline(loadEnd: 600)
-        for interval in run.intervals { timeline.add(asWritten: interval) }
+        for interval in run.intervals { timeline.add(interval) }
         let memory = MergedResults(directory: directory.path, manifest: run.manifest, summary: run.summary, timeline: timeline)
         let disk = try MergedResults.load(directories: [directory.path])
         #expect(try InMemoryReportTests.summaryJSON(memory.summary) == InMemoryReportTests.summaryJSON(disk.summary))

@@ -61,17 +61,21 @@ struct MachineDriver {
     private let parser = StanzaParser()
     private let header: StreamHeader
 
-    /// A machine for the first profile of `yaml` (or the profile at `index` of a mix), user 1 of 1…10.
+    /// A machine for the first profile of `yaml` (or the profile at `index` of a mix), the user in
+    /// `slot` of `accounts` (1…10; `runAccounts`: the whole run's, when this generator has a block).
     /// `nodes`: the run's server node labels (several: per-node figures), `node` this user's.
-    init(profile yaml: String, index: Int = 0, slot: Int = 0, seed: UInt64 = 1, nodes: [String] = [], node: ServerNode? = nil) throws {
+    init(
+        profile yaml: String, index: Int = 0, slot: Int = 0, seed: UInt64 = 1, nodes: [String] = [], node: ServerNode? = nil,
+        accounts: ClosedRange<Int> = 1...10, runAccounts: ClosedRange<Int>? = nil
+    ) throws {
         try self.init(
             definition: try ProfileLoader.load(yaml: yaml, file: "test.yaml"), index: index, slot: slot, seed: seed,
-            nodes: nodes, node: node)
+            nodes: nodes, node: node, accounts: accounts, runAccounts: runAccounts)
     }
 
     init(
         definition: RunDefinition, index: Int = 0, slot: Int = 0, seed: UInt64 = 1, nodes: [String] = [],
-        node: ServerNode? = nil
+        node: ServerNode? = nil, accounts: ClosedRange<Int> = 1...10, runAccounts: ClosedRange<Int>? = nil
     ) throws {
         var registry = MetricRegistry()
         registry.nodeLabels = nodes
@@ -79,9 +83,9 @@ struct MachineDriver {
         let scripts = definition.profiles.map { SessionScript(profile: $0.profile, registry: &registry) }
         host = TestHost(registry: registry)
         let settings = SessionSettings(
-            domain: "load.test", accounts: 1...10, password: "secret", runID: "run-1",
+            domain: "load.test", accounts: accounts, runAccounts: runAccounts, password: "secret", runID: "run-1",
             tlsAvailable: false, metrics: metrics)
-        let number = slot + 1
+        let number = accounts.lowerBound + slot
         let identity = SessionIdentity(
             serial: slot, slot: slot, accountNumber: number, username: "user\(number)",
             bareJID: "user\(number)@load.test", node: node)

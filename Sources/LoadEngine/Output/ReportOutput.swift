@@ -3,9 +3,9 @@ import LoadResults
 
 /// Writes `report.html` at the run's end, rendered from memory: the intervals are reduced to chart
 /// points as they end (`MergedResults.Timeline`, one small point per interval), and the end's
-/// manifest and summary complete them — the same values (each interval as `intervals.jsonl` holds
-/// it) and code `xmppload report DIR` uses after reading the directory back, so both give the same
-/// report.
+/// manifest and summary complete them — the same values and code `xmppload report DIR` uses after
+/// reading the directory back, so both give the same report (histograms read as bucket values, see
+/// `LatencyHistogram`, so an interval reads the same before and after `intervals.jsonl`).
 public final class ReportOutput: RunOutput, @unchecked Sendable {
     // @unchecked: `timeline` is only touched while holding `lock`.
     private let lock = NSLock()
@@ -20,7 +20,7 @@ public final class ReportOutput: RunOutput, @unchecked Sendable {
     public var timeline: MergedResults.Timeline { lock.withLock { reduced } }
 
     public func intervalEnded(_ interval: IntervalEnd) throws -> StopReason? {
-        lock.withLock { reduced.add(asWritten: interval.snapshot) }
+        lock.withLock { reduced.add(interval.snapshot) }
         return nil
     }
 

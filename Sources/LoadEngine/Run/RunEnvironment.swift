@@ -113,7 +113,8 @@ final class RunEnvironment: Sendable {
         clock = RunClock(clockOrigin: clockOrigin, shared: configuration.segment.count > 1)
         settings = SessionSettings(
             domain: configuration.domain, accountPrefix: configuration.accountPrefix,
-            accounts: configuration.accounts, password: configuration.password,
+            accounts: configuration.accounts, runAccounts: configuration.population?.accounts,
+            password: configuration.password,
             runID: runID, tlsAvailable: tls != nil, metrics: metrics,
             maxSCRAMIterations: configuration.maxSCRAMIterations)
     }

@@ -55,19 +55,6 @@ public struct MergedResults: Sendable {
             points.append(IntervalPoint(interval))
             total.accumulate(interval)
         }
-
-        /// Adds an interval held in memory exactly as `intervals.jsonl` holds it, so a report rendered
-        /// from memory equals the one `xmppload report` renders from the files. (The files keep every
-        /// histogram bucket but not the exact extremes inside a bucket: a bucket is written as its
-        /// highest equivalent value, which moves a percentile or maximum by less than 0.1 %.)
-        /// Histograms are the only lossy part of the file (doubles, counters and labels round-trip
-        /// exactly), so only they are converted — no JSON encode and decode per interval.
-        public mutating func add(asWritten interval: IntervalSnapshot) {
-            var written = interval
-            written.latency = interval.latency.mapValues(\.asWritten)
-            written.serviceLatency = interval.serviceLatency.mapValues(\.asWritten)
-            add(written)
-        }
     }
 
     /// One run's result from memory, as its directory would give it: `manifest` and `summary` as
