@@ -104,6 +104,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("out").path))
     }
 
+    /// The file's `servers:` come before the environment (`XMPPLOAD_SERVERS`, here from --server-env):
+    /// with only a TCP server in the file, the web profiles are refused although the environment
+    /// names web endpoints.
+    @Test func theProfilesServersComeBeforeTheEnvironment() throws {
+        let tcpOnly = Self.mix.replacingOccurrences(of: "  - ${ws_server}\n  - {server: \"${bosh_server}\", weight: 1}\n", with: "")
+        try #require(tcpOnly != Self.mix)
+        let (directory, mix) = try Self.writeMix(tcpOnly)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = directory.appendingPathComponent("server.env").path
+        try "XMPPLOAD_SERVERS=127.0.0.1:1 ws://127.0.0.1:2/ws http://127.0.0.1:3/http-bind\n".write(
+            toFile: environment, atomically: true, encoding: .utf8)
+        let result = try CommandLineTests.xmppload([
+            "run", mix, "--server-env", environment, "--domain", "load.test", "--password", "secret", "--sessions", "3",
+            "--duration", "1s", "--out", directory.appendingPathComponent("out").path,
+        ])
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.output.contains("profile 'chat-websocket' has transport: websocket but the run has no websocket endpoint (it has tcp)"))
+        #expect(result.output.contains("profile 'chat-bosh' has transport: bosh but the run has no bosh endpoint (it has tcp)"))
+    }
+
     /// The engine refuses such a run too (`LoadRun.run` throws before it resolves or connects
     /// anything, and writes no results), whoever calls it.
     @Test func theEngineRefusesAProfileWithoutAnEndpointOfItsTransport() async throws {
@@ -129,6 +149,7 @@ import Testing
     /// without an endpoint of its transport, each at file:line:column.
     @Test func checkReportsBadServersAndTransportsWithoutAServer() throws {
         let bad = Self.mix.replacingOccurrences(of: "  - ${tcp_server}\n", with: "  - ${tcp_srever}\n  - 127.0.0.1:70000\n")
+        try #require(bad != Self.mix)
         let (directory, mix) = try Self.writeMix(bad)
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try CommandLineTests.xmppload(["check", mix])
@@ -138,6 +159,7 @@ import Testing
         #expect(result.output.contains("2 problems found"), "\(result.output)")
 
         let webless = Self.mix.replacingOccurrences(of: "  - ${ws_server}\n", with: "")
+        try #require(webless != Self.mix)
         try webless.write(toFile: mix, atomically: true, encoding: .utf8)
         let second = try CommandLineTests.xmppload(["check", mix])
         #expect(second.status == 2, "\(second.output)")
