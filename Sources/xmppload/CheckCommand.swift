@@ -12,7 +12,8 @@ struct CheckCommand: ParsableCommand {
             Example:
               xmppload check profiles/*.yaml
               xmppload check profiles/soak.yaml --threshold 'login.p99 < 800ms over 10m'
-            Checks each profile's `thresholds:` and every --threshold the same way `run` would.
+            Checks each profile's `thresholds:` and every --threshold the same way `run` would, and
+            with `servers:` in the file, that every profile's `transport:` has an endpoint there.
             Exit codes: 0 all profiles are valid, 2 at least one problem.
             """
     )

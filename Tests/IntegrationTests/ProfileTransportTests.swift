@@ -68,6 +68,9 @@ import Testing
             "--insecure", "--plain", "--interval", "2s", "--out", out,
         ])
         #expect(result.status == 0, "\(result.output)")
+        // The first line names each profile's transport and the run's other endpoints.
+        #expect(result.output.contains("chat-tcp ×1.0 [tcp], chat-websocket ×1.0 [websocket], chat-bosh ×1.0 [bosh] → "), "\(result.output)")
+        #expect(result.output.contains("+2 endpoint(s) (\(server.domain))"), "\(result.output)")
         let summary = try ResultsDirectory(path: out).readSummary()
         let s = summary.sessions
         #expect(s.started == 30 && s.loggedIn == 30 && s.failed == 0 && s.completed == 30, "\(s), errors \(summary.errors)")
