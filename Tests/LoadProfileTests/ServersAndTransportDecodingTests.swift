@@ -156,7 +156,9 @@ import Testing
         // `plan` shows each profile's transport and the servers as written.
         let plan = PlanReport.render(definition: definition, plan: .closed(sessions: 4, ramp: .seconds(1), duration: .seconds(10)))
         #expect(plan.contains("profiles: desktop (weight 3, tcp), mobile (weight 1, bosh)\n"), "\(plan)")
-        #expect(plan.contains("servers: 127.0.0.1:5222, ${bosh}\n"), "\(plan)")
+        #expect(plan.contains("servers: 127.0.0.1:5222, http://127.0.0.1:5280/http-bind\n"), "\(plan)")
+        let movedPlan = PlanReport.render(definition: moved, plan: .closed(sessions: 4, ramp: .seconds(1), duration: .seconds(10)))
+        #expect(movedPlan.contains("servers: 127.0.0.1:5222, https://127.0.0.2:443/bind\n"), "\(movedPlan)")
 
         let misplaced = try directory.write("misplaced.yaml", "name: m\ntransport: tcp\nmix:\n  - {profile: desktop.yaml, weight: 1}\n")
         do {

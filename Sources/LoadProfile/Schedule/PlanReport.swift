@@ -99,7 +99,9 @@ public enum PlanReport {
                     "\($0.profile.name) (weight \(format($0.weight))\($0.profile.transport == .any ? "" : ", \($0.profile.transport.rawValue)"))"
                 }.joined(separator: ", "))
         if !definition.servers.isEmpty {
-            line("servers: " + definition.servers.map(\.text.source).joined(separator: ", "))
+            // As the run would connect: with the file's variables (after --var) substituted.
+            let servers = (try? definition.serverEndpoints())?.map(\.description) ?? definition.servers.map(\.text.source)
+            line("servers: " + servers.joined(separator: ", "))
         }
         line(
             "seed \(plan.seed), graceful stop \(DurationText.format(plan.gracefulStop))"
