@@ -161,6 +161,18 @@ import Testing
         #expect(result.output.contains("mix.yaml:8:5: error: servers: '127.0.0.1:70000' is not HOST:PORT"), "\(result.output)")
         #expect(result.output.contains("2 problems found"), "\(result.output)")
 
+        // With --var, check reads the servers as the run would.
+        try Self.mix.write(toFile: mix, atomically: true, encoding: .utf8)
+        let moved = try CommandLineTests.xmppload(["check", mix, "--var", "tcp_server=127.0.0.1", "--var", "nope=1"])
+        #expect(moved.status == 2, "\(moved.output)")
+        #expect(moved.output.contains("mix.yaml:1:1: error: --var nope: the profile defines no variable 'nope'"), "\(moved.output)")
+        let fine = try CommandLineTests.xmppload(["check", mix, "--var", "tcp_server=127.0.0.1"])
+        #expect(fine.status == 2, "\(fine.output)")
+        #expect(fine.output.contains("mix.yaml:7:5: error: servers: '127.0.0.1' is not HOST:PORT"), "\(fine.output)")
+        #expect(fine.output.contains("(from '${tcp_server}')"), "\(fine.output)")
+        let good = try CommandLineTests.xmppload(["check", mix, "--var", "tcp_server=127.0.0.2:5300"])
+        #expect(good.status == 0 && good.output.contains("3 servers"), "\(good.output)")
+
         let webless = Self.mix.replacingOccurrences(of: "  - ${ws_server}\n", with: "")
         try #require(webless != Self.mix)
         try webless.write(toFile: mix, atomically: true, encoding: .utf8)
