@@ -60,7 +60,9 @@ extension ProfileDecoder {
             }
             return ("\(server),weight=\(weight)", serverNode)
         default:
-            problem(item, "a servers entry is HOST:PORT[,weight=W], a URL, or {server: …, weight: W}", hint: "found a list")
+            problem(
+                item, "a servers entry is HOST:PORT[,weight=W], a URL, or {server: …, weight: W}",
+                hint: item.sequence != nil ? "found a list" : nil)
             return nil
         }
     }
