@@ -14,6 +14,14 @@ struct LocalServer: Sendable {
     let webSocketURL: String
     /// XEP-0206 BOSH endpoint (`http://127.0.0.1:P/http-bind`), from `XMPPLOAD_BOSH_URL`.
     let boshURL: String
+    /// The WebSocket endpoint over TLS (`wss://127.0.0.1:P/xmpp-websocket`, self-signed certificate),
+    /// from `XMPPLOAD_WSS_URL`.
+    let secureWebSocketURL: String
+    /// The BOSH endpoint over TLS (`https://127.0.0.1:P/http-bind`, self-signed certificate), from
+    /// `XMPPLOAD_BOSH_HTTPS_URL`.
+    let secureBOSHURL: String
+    /// The server's self-signed certificate (PEM), made by `up` in the server's directory.
+    var certificatePath: String { "\(directory)/certs/\(domain).crt" }
 
     static let repositoryRoot: URL = {
         var url = URL(fileURLWithPath: #filePath)
@@ -49,7 +57,8 @@ struct LocalServer: Sendable {
         return LocalServer(
             host: values["XMPPLOAD_HOST"] ?? "127.0.0.1", port: port, domain: domain,
             password: password, accounts: accounts, directory: directory,
-            webSocketURL: values["XMPPLOAD_WS_URL"] ?? "", boshURL: values["XMPPLOAD_BOSH_URL"] ?? "")
+            webSocketURL: values["XMPPLOAD_WS_URL"] ?? "", boshURL: values["XMPPLOAD_BOSH_URL"] ?? "",
+            secureWebSocketURL: values["XMPPLOAD_WSS_URL"] ?? "", secureBOSHURL: values["XMPPLOAD_BOSH_HTTPS_URL"] ?? "")
     }
 
     func stop() {

@@ -89,4 +89,70 @@ import Testing
         #expect(scheduler.responded(slot: 0, Self.response()).answered == nil)
         #expect(scheduler.responded(slot: 5, Self.response()).answered == nil)
     }
+
+    /// How the server answers the two requests outstanding at logout: the held long poll (rid 8, on
+    /// slot 0) and the terminate (rid 9, on slot 1); a request whose answer is not in `answers` never
+    /// gets one.
+    struct LogoutRow: CustomTestStringConvertible, Sendable {
+        let name: String
+        /// Answers in arrival order: (slot, the body is `type='terminate'`).
+        let answers: [(slot: Int, terminates: Bool)]
+        /// The rids delivered after each answer.
+        let delivered: [[UInt64]]
+        /// `ended` and `isDrained` after the last answer.
+        let ended: Bool
+        let drained: Bool
+        /// What giving up then finds unanswered, and delivers.
+        let unanswered: [UInt64]
+        let deliveredAtGiveUp: [UInt64]
+        var testDescription: String { name }
+    }
+
+    static let logoutRows: [LogoutRow] = [
+        // Prosody 0.12: the held poll gets the terminate body first, then the terminate request.
+        LogoutRow(
+            name: "poll then terminate, both terminate bodies", answers: [(0, true), (1, true)], delivered: [[8], [9]],
+            ended: true, drained: true, unanswered: [], deliveredAtGiveUp: []),
+        LogoutRow(
+            name: "terminate first: held behind the poll", answers: [(1, true), (0, true)], delivered: [[], [8, 9]],
+            ended: true, drained: true, unanswered: [], deliveredAtGiveUp: []),
+        LogoutRow(
+            name: "the poll answered empty, then the terminate", answers: [(0, false), (1, true)], delivered: [[8], [9]],
+            ended: true, drained: true, unanswered: [], deliveredAtGiveUp: []),
+        LogoutRow(
+            name: "the poll's terminate body only", answers: [(0, true)], delivered: [[8]], ended: true, drained: false,
+            unanswered: [9], deliveredAtGiveUp: []),
+        LogoutRow(
+            name: "the terminate's answer only, the poll never", answers: [(1, true)], delivered: [[]], ended: false,
+            drained: false, unanswered: [8], deliveredAtGiveUp: [9]),
+        LogoutRow(
+            name: "nothing answered", answers: [], delivered: [], ended: false, drained: false, unanswered: [8, 9],
+            deliveredAtGiveUp: []),
+    ]
+
+    @Test(arguments: logoutRows)
+    func aLogoutIsDrainedOnlyWhenEveryOutstandingRequestWasAnswered(row: LogoutRow) {
+        var scheduler = BOSHRequestScheduler(domain: "d", wait: 60, firstRID: 7)
+        _ = scheduler.open()
+        _ = scheduler.responded(slot: 0, Self.response(sid: "s", requests: 2))
+        #expect(scheduler.flush().map(\.rid) == [8])  // the long poll
+        scheduler.enqueue(Array("<presence type='unavailable'/>".utf8))
+        let terminate = scheduler.close()
+        #expect(terminate.map(\.rid) == [9] && terminate.map(\.slot) == [1])
+        #expect(!scheduler.ended && !scheduler.isDrained && scheduler.outstanding == 2)
+        for (index, answer) in row.answers.enumerated() {
+            let (answered, deliver) = scheduler.responded(slot: answer.slot, Self.response(terminated: answer.terminates))
+            #expect(answered == (answer.slot == 0 ? 8 : 9))
+            #expect(deliver.map(\.rid) == row.delivered[index], "after answer \(index)")
+            #expect(scheduler.flush().isEmpty, "nothing is sent after the terminate")
+        }
+        #expect(scheduler.ended == row.ended && scheduler.isDrained == row.drained)
+        let (unanswered, deliver) = scheduler.abandonOutstanding()
+        #expect(unanswered == row.unanswered)
+        #expect(deliver.map(\.rid) == row.deliveredAtGiveUp)
+        // After giving up nothing is outstanding and nothing more is sent; a late answer answers nothing.
+        #expect(scheduler.outstanding == 0 && scheduler.flush().isEmpty)
+        #expect(scheduler.responded(slot: 0, Self.response(terminated: true)).answered == nil)
+        #expect(scheduler.isDrained == (row.ended || row.deliveredAtGiveUp.contains(9)))
+    }
 }

@@ -13,7 +13,8 @@ import Darwin
 /// expensive to build: build it once).
 ///
 /// With `insecure`, certificate verification is off (self-signed lab certificates); otherwise the
-/// server's chain is verified against the system trust store and the XMPP domain. When the domain is
+/// server's chain is verified against the system trust store and the XMPP domain (over `wss://` and
+/// `https://`, the URL's host: `makeHandlers(httpHost:)`). When the domain is
 /// an IP literal (`--domain 127.0.0.1`), no SNI is sent (RFC 6066 forbids IP literals there) and the
 /// certificate is verified against the address the session connected to (NIOSSL checks the peer's
 /// IP address when no hostname is given), so such a server needs an IP subjectAltName — or
@@ -38,15 +39,22 @@ struct TLSSetup: Sendable {
         verifies = !insecure
     }
 
-    /// A handler for one connection, without diagnosis.
-    func makeHandler() throws -> NIOSSLClientHandler {
-        try NIOSSLClientHandler(context: context, serverHostname: serverHostname)
-    }
-
     /// The handlers for one connection, in pipeline order: TLS, then (when verifying) the diagnosis
     /// of a failed verification.
     func makeHandlers() throws -> [any ChannelHandler] {
-        guard verifies else { return [try makeHandler()] }
+        try makeHandlers(serverHostname: serverHostname)
+    }
+
+    /// The handlers for one connection to a `wss://` or `https://` endpoint whose URL names `host`:
+    /// as `makeHandlers()`, but the name sent as SNI and checked in the certificate is that host, not
+    /// the XMPP domain (RFC 2818 §3.1: an HTTPS server's certificate is for the host the client asked
+    /// for); an IP-literal host sends no SNI and is checked against the certificate's IP addresses.
+    func makeHandlers(httpHost host: String) throws -> [any ChannelHandler] {
+        try makeHandlers(serverHostname: Self.isIPLiteral(host) ? nil : host)
+    }
+
+    private func makeHandlers(serverHostname: String?) throws -> [any ChannelHandler] {
+        guard verifies else { return [try NIOSSLClientHandler(context: context, serverHostname: serverHostname)] }
         let diagnosis = CertificateDiagnosis()
         let tls = try Self.observingHandler(NIOSSLClientHandler.self, context: context, serverHostname: serverHostname) {
             result, certificate in

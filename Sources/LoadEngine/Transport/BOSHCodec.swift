@@ -17,6 +17,14 @@ import XMPPCore
 /// outstanding once the session exists). Every request and response is reported to `measure` (HTTP
 /// counters, `bosh.request`/`bosh.poll` round trips). When either connection closes, both close
 /// and the session sees its connection lost. Loop-bound.
+///
+/// The close: the server answers a terminate and every other request it holds (XEP-0124 §13), so
+/// `.closed` waits until every request has been answered (`BOSHRequestScheduler.isDrained`), and
+/// only then may the session close the connections: a clean logout ends with as many responses as
+/// requests. A response still missing `drainTimeout` after the terminate body, or when a connection
+/// closes while the session is ending (also after its own logout timeout), is given up and reported
+/// as `.unanswered` (counted as the error kind `bosh-unanswered`), then `.closed` follows. So after
+/// a logout, `http_requests == http_responses + bosh-unanswered`.
 final class BOSHCodec: ChannelDuplexHandler, StreamRestarting {
     typealias InboundIn = NIOHTTPClientResponseFull
     typealias InboundOut = XMPPStreamEvent
@@ -25,10 +33,18 @@ final class BOSHCodec: ChannelDuplexHandler, StreamRestarting {
 
     /// What the codec reports for the transport's measures.
     enum Measure {
+        /// A request is on the wire (its last part written to the socket; over TLS, after the
+        /// handshake): a connection that failed before sent no request.
         case requestSent
         /// A response `nanoseconds` after its request; `poll`: the request carried nothing.
         case responseReceived(nanoseconds: UInt64, poll: Bool)
+        /// A request's response did not come: still missing `drainTimeout` after the terminate
+        /// body, or when a connection closed while the session was ending.
+        case unanswered
     }
+
+    /// The error kind a request unanswered at the session's end is counted as.
+    static let unansweredKind = "bosh-unanswered"
 
     private let parser: StanzaParser
     private let host: String
@@ -48,18 +64,25 @@ final class BOSHCodec: ChannelDuplexHandler, StreamRestarting {
     private var failed = false
     /// A flush is scheduled for the end of this loop iteration.
     private var flushScheduled = false
+    /// How long the close waits, after the terminate body, for the other requests' responses.
+    private let drainTimeout: TimeAmount
+    /// Gives up on the missing responses when the drain bound passes.
+    private var drainTimer: Scheduled<Void>?
+    /// `.closed` went up: the codec is done; later responses are ignored.
+    private var closedSent = false
 
     /// `openSecondary` must open a connection to the same endpoint and call `secondaryReady(_:)` (or
     /// `secondaryFailed`) on this codec, on its loop.
     init(
         parser: StanzaParser, host: String, port: Int, path: String, domain: String, wait: Int = 60,
-        firstRID: UInt64 = UInt64.random(in: 1...(1 << 40)),
+        firstRID: UInt64 = UInt64.random(in: 1...(1 << 40)), drainTimeout: TimeAmount = .seconds(2),
         openSecondary: @escaping (BOSHCodec) -> Void, measure: @escaping (Measure) -> Void
     ) {
         self.parser = parser
         self.host = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         self.path = path
         scheduler = BOSHRequestScheduler(domain: domain, wait: wait, firstRID: firstRID)
+        self.drainTimeout = drainTimeout
         self.openSecondary = openSecondary
         self.measure = measure
     }
@@ -72,6 +95,8 @@ final class BOSHCodec: ChannelDuplexHandler, StreamRestarting {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        drainTimer?.cancel()
+        drainTimer = nil
         self.context = nil
     }
 
@@ -111,14 +136,14 @@ final class BOSHCodec: ChannelDuplexHandler, StreamRestarting {
         for request in requests {
             sent[request.rid] = (context.eventLoop.now, request.isPoll)
             if request.opensStream { opening.insert(request.rid) }
-            measure(.requestSent)
             if request.slot == 0 {
-                for part in parts(of: request, allocator: context.channel.allocator) {
-                    context.write(wrapOutboundOut(part), promise: nil)
+                let parts = parts(of: request, allocator: context.channel.allocator)
+                for (index, part) in parts.enumerated() {
+                    context.write(wrapOutboundOut(part), promise: index == parts.count - 1 ? requestWritten(on: context.eventLoop) : nil)
                 }
                 context.flush()
             } else if let secondary {
-                secondary.send(parts(of: request, allocator: context.channel.allocator))
+                secondary.send(parts(of: request, allocator: context.channel.allocator), written: requestWritten(on: context.eventLoop))
             } else {
                 secondaryBacklog.append(request)
                 if !secondaryOpening {
@@ -127,6 +152,13 @@ final class BOSHCodec: ChannelDuplexHandler, StreamRestarting {
                 }
             }
         }
+    }
+
+    /// The promise of a request's last part: it counts the request as sent once that is written.
+    private func requestWritten(on eventLoop: any EventLoop) -> EventLoopPromise<Void> {
+        let promise = eventLoop.makePromise(of: Void.self)
+        promise.futureResult.assumeIsolated().whenSuccess { [measure] in measure(.requestSent) }
+        return promise
     }
 
     private func parts(of request: BOSHRequestScheduler.Request, allocator: ByteBufferAllocator) -> [HTTPClientRequestPart] {
@@ -148,7 +180,7 @@ final class BOSHCodec: ChannelDuplexHandler, StreamRestarting {
         let backlog = secondaryBacklog
         secondaryBacklog = []
         for request in backlog {
-            handler.send(parts(of: request, allocator: context.channel.allocator))
+            handler.send(parts(of: request, allocator: context.channel.allocator), written: requestWritten(on: context.eventLoop))
         }
     }
 
@@ -156,8 +188,13 @@ final class BOSHCodec: ChannelDuplexHandler, StreamRestarting {
     func secondaryFailed(_ failure: ConnectionFailure) {
         secondaryOpening = false
         secondary = nil
-        guard let context, !failed else { return }
+        guard let context, !failed, !closedSent else { return }
         if scheduler.terminated && scheduler.outstanding == 0 { return }
+        // The session is ending: what this connection still owed will not come.
+        if scheduler.ended || scheduler.closing {
+            giveUpDrain(context: context)
+            return context.fireChannelReadComplete()
+        }
         failed = true
         context.fireErrorCaught(SessionError.connection(failure))
         context.close(promise: nil)
@@ -177,13 +214,16 @@ final class BOSHCodec: ChannelDuplexHandler, StreamRestarting {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        if (scheduler.ended || scheduler.closing) && !closedSent && !failed { giveUpDrain(context: context) }
+        drainTimer?.cancel()
+        drainTimer = nil
         secondary?.close()
         secondary = nil
         context.fireChannelInactive()
     }
 
     private func received(_ response: NIOHTTPClientResponseFull, slot: Int, context: ChannelHandlerContext) {
-        guard !failed else { return }
+        guard !failed, !closedSent else { return }
         guard response.head.status == .ok else {
             return fail(context: context, SessionError.connection(.httpStatus(Int(response.head.status.code))))
         }
@@ -202,6 +242,17 @@ final class BOSHCodec: ChannelDuplexHandler, StreamRestarting {
             let nanos = UInt64(max(0, (context.eventLoop.now - request.at).nanoseconds))
             measure(.responseReceived(nanoseconds: nanos, poll: request.poll))
         }
+        guard deliverAll(deliver, context: context) else { return }
+        // A terminate body, even one still waiting behind an unanswered rid, starts the drain bound.
+        if scheduler.ended || parsed.terminated {
+            return closeWhenDrained(context: context)
+        }
+        send(scheduler.flush())
+    }
+
+    /// Passes the delivered bodies' contents up, in rid order; false when one ended the session with
+    /// a condition the session did not ask for (then it failed).
+    private func deliverAll(_ deliver: [BOSHRequestScheduler.Delivery], context: ChannelHandlerContext) -> Bool {
         for body in deliver {
             if opening.remove(body.rid) != nil {
                 context.fireChannelRead(wrapInboundOut(.opened(StreamHeader(id: body.response.sid))))
@@ -209,14 +260,48 @@ final class BOSHCodec: ChannelDuplexHandler, StreamRestarting {
             for element in body.response.elements {
                 context.fireChannelRead(wrapInboundOut(.element(element)))
             }
-            if body.response.terminated {
-                if let condition = body.response.condition, !scheduler.closing {
-                    return fail(context: context, SessionError.connection(.boshTerminated(condition: condition)))
-                }
-                context.fireChannelRead(wrapInboundOut(.closed))
+            if body.response.terminated, let condition = body.response.condition, !scheduler.closing {
+                fail(context: context, SessionError.connection(.boshTerminated(condition: condition)))
+                return false
             }
         }
-        send(scheduler.flush())
+        return true
+    }
+
+    /// The session ended (or a terminate body arrived): `.closed` once every request is answered and
+    /// delivered, else when the drain bound passes.
+    private func closeWhenDrained(context: ChannelHandlerContext) {
+        guard scheduler.isDrained else {
+            if drainTimer == nil {
+                drainTimer = context.eventLoop.assumeIsolated().scheduleTask(in: drainTimeout) {
+                    self.drainTimer = nil
+                    guard let context = self.context, !self.failed, !self.closedSent else { return }
+                    self.giveUpDrain(context: context)
+                    context.fireChannelReadComplete()
+                }
+            }
+            return
+        }
+        drainTimer?.cancel()
+        drainTimer = nil
+        closedSent = true
+        context.fireChannelRead(wrapInboundOut(.closed))
+    }
+
+    /// Counts the responses still missing at the end as unanswered, passes up what waited behind
+    /// them, then `.closed`. At the drain bound, or when a connection closes while the session is
+    /// ending (terminated, or its terminate sent: after the session's own logout timeout too).
+    private func giveUpDrain(context: ChannelHandlerContext) {
+        let (unanswered, deliver) = scheduler.abandonOutstanding()
+        for rid in unanswered {
+            sent.removeValue(forKey: rid)
+            measure(.unanswered)
+        }
+        guard deliverAll(deliver, context: context) else { return }
+        drainTimer?.cancel()
+        drainTimer = nil
+        closedSent = true
+        context.fireChannelRead(wrapInboundOut(.closed))
     }
 
     private func fail(context: ChannelHandlerContext, _ error: any Error) {

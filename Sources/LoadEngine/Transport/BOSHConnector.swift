@@ -9,7 +9,8 @@ import XMPPCore
 /// `ClientBootstrap` per source address, as `SessionConnector` does for TCP.
 ///
 /// A session's first connection, bottom to top: `WireByteCounter` (bytes on the wire, HTTP headers
-/// included) → `NIOSSLClientHandler` for `https://` → NIO's HTTP/1.1 client handlers →
+/// and TLS records included) → `NIOSSLClientHandler` for `https://` (verifying the URL's host; a
+/// failed verification is diagnosed as for TCP, `tls-certificate-<problem>`) → NIO's HTTP/1.1 client handlers →
 /// `NIOHTTPClientResponseAggregator` (bodies bounded by `XMLLimits.maxBufferedBytes`) → `BOSHCodec` →
 /// `SessionChannelHandler`. The session hears it is connected when that TCP connection is up (so
 /// `login.connect` is the TCP connect; the creation round trip falls in `login.features`, as the
@@ -101,12 +102,15 @@ final class BOSHConnector {
                 let metrics = loop.environment.transportMetrics
                 loop.recorder.recordLatency(
                     poll ? metrics.boshPoll : metrics.boshRequest, correctedNanoseconds: nanoseconds, serviceNanoseconds: nanoseconds)
+            case .unanswered:
+                loop.recorder.recordError(kind: BOSHCodec.unansweredKind)
             }
         }
         try channel.pipeline.syncOperations.addHandlers(codec, SessionChannelHandler(user: user, codec: codec, byteCounter: counter))
     }
 
-    /// Byte counter, TLS for https, HTTP/1.1 client handlers and the response aggregator.
+    /// Byte counter, TLS for https (with the certificate diagnosis when verifying), HTTP/1.1 client
+    /// handlers and the response aggregator.
     @discardableResult
     static func addHTTPHandlers(to channel: any Channel, endpoint: WeightedEndpoint, context: LoopContext) throws -> WireByteCounter {
         let operations = channel.pipeline.syncOperations
@@ -114,7 +118,7 @@ final class BOSHConnector {
         try operations.addHandler(counter)
         if endpoint.transport.isSecure {
             guard let tls = context.environment.tls else { throw SessionError.tlsUnavailable }
-            try operations.addHandler(try tls.makeHandler())
+            try operations.addHandlers(try tls.makeHandlers(httpHost: endpoint.host))
         }
         try operations.addHTTPClientHandlers()
         try operations.addHandler(NIOHTTPClientResponseAggregator(maxContentLength: context.parser.limits.maxBufferedBytes))

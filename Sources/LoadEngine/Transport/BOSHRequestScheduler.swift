@@ -9,6 +9,12 @@
 /// restart (after SASL success) or a terminate (logout) rides the next request. After terminating,
 /// nothing more is sent. Responses are delivered in `rid` order even when connections answer out of
 /// order.
+///
+/// The end (XEP-0124 §13): once a `type='terminate'` body has been delivered the session has `ended`,
+/// but the server also answers every other request it holds (Prosody answers the held long poll with
+/// the terminate body, then the terminate request itself), so the stream counts as closed only when
+/// `isDrained`: every request sent has been answered. A response that never comes is given up with
+/// `abandonOutstanding()` (the codec does so after a short bound), which says how many there were.
 struct BOSHRequestScheduler {
     /// A request to write on HTTP connection `slot`.
     struct Request: Equatable {
@@ -43,6 +49,8 @@ struct BOSHRequestScheduler {
     private(set) var terminated = false
     /// The session asked to terminate (a terminate response is then the normal end).
     private(set) var closing = false
+    /// A `type='terminate'` body has been delivered: the session is over on the server.
+    private(set) var ended = false
     /// Responses that arrived ahead of an earlier rid's, held until it arrives.
     private var early: [UInt64: BOSHBody.Response] = [:]
     private var nextToDeliver: UInt64
@@ -59,6 +67,9 @@ struct BOSHRequestScheduler {
 
     var outstanding: Int { busy.count { $0 != nil } }
     var hasQueued: Bool { !queued.isEmpty }
+    /// The session has ended and every request has been answered (and so delivered: a response
+    /// waits in rid order only behind an unanswered one): nothing more will come.
+    var isDrained: Bool { ended && outstanding == 0 }
 
     /// The session opened its stream: the creation request, or a restart once the session exists.
     mutating func open() -> [Request] {
@@ -116,9 +127,28 @@ struct BOSHRequestScheduler {
         var deliver: [Delivery] = []
         while let next = early.removeValue(forKey: nextToDeliver) {
             deliver.append(Delivery(rid: nextToDeliver, response: next))
+            if next.terminated { ended = true }
             nextToDeliver &+= 1
         }
         return (rid, deliver)
+    }
+
+    /// Gives up on every request still outstanding (its response is not coming): frees their
+    /// connections and returns their rids, lowest first, and the responses that waited behind them,
+    /// in rid order. Afterwards nothing is outstanding and nothing more is sent.
+    mutating func abandonOutstanding() -> (unanswered: [UInt64], deliver: [Delivery]) {
+        let unanswered = busy.compactMap { $0 }.sorted()
+        busy = Array(repeating: nil, count: slots)
+        terminated = true
+        var deliver: [Delivery] = []
+        for rid in early.keys.sorted() {
+            if let response = early.removeValue(forKey: rid) {
+                deliver.append(Delivery(rid: rid, response: response))
+                if response.terminated { ended = true }
+            }
+        }
+        nextToDeliver = nextRID
+        return (unanswered, deliver)
     }
 
     /// Marks `slot` busy with the next rid (the one `body` was built with).

@@ -43,10 +43,12 @@ final class BOSHSecondaryHandler: ChannelInboundHandler {
         codec.secondaryFailed(.closed)
     }
 
-    func send(_ parts: [HTTPClientRequestPart]) {
-        guard let context else { return }
-        for part in parts {
-            context.write(wrapOutboundOut(part), promise: nil)
+    /// Writes one request's parts; `written` completes with the last part's write (fails at once
+    /// when the connection is gone).
+    func send(_ parts: [HTTPClientRequestPart], written: EventLoopPromise<Void>) {
+        guard let context else { return written.fail(ChannelError.ioOnClosedChannel) }
+        for (index, part) in parts.enumerated() {
+            context.write(wrapOutboundOut(part), promise: index == parts.count - 1 ? written : nil)
         }
         context.flush()
     }

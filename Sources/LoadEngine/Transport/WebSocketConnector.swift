@@ -10,7 +10,8 @@ import XMPPCore
 /// reusable `ClientBootstrap` per source address, as `SessionConnector` does for TCP.
 ///
 /// A new channel's pipeline, bottom to top: `WireByteCounter` (bytes on the wire, HTTP and WebSocket
-/// framing included) → `NIOSSLClientHandler` for `wss://` → NIO's HTTP/1.1 client handlers with
+/// framing and TLS records included) → `NIOSSLClientHandler` for `wss://` (verifying the URL's host;
+/// a failed verification is diagnosed as for TCP, `tls-certificate-<problem>`) → NIO's HTTP/1.1 client handlers with
 /// `NIOHTTPClientUpgradeHandler` (`NIOWebSocketClientUpgrader`, frames bounded by
 /// `XMLLimits.maxElementBytes`) → `WebSocketUpgradeWatcher` (sends the upgrade request, reports a
 /// failed upgrade). Once the server answered 101 with the `xmpp` subprotocol, the HTTP handlers and
@@ -63,7 +64,7 @@ final class WebSocketConnector {
         try operations.addHandler(counter)
         if endpoint.transport.isSecure {
             guard let tls = context.environment.tls else { throw SessionError.tlsUnavailable }
-            try operations.addHandler(try tls.makeHandler())
+            try operations.addHandlers(try tls.makeHandlers(httpHost: endpoint.host))
         }
         let loop = context
         let parser = context.parser
@@ -71,13 +72,14 @@ final class WebSocketConnector {
             to: channel, host: endpoint.host, port: endpoint.port, path: endpoint.transport.path,
             maxMessageBytes: parser.limits.maxElementBytes, requestKey: requestKey,
             report: { outcome in
-                loop.recorder.increment(.httpRequests)
                 switch outcome {
                 case .upgraded(let nanoseconds):
+                    loop.recorder.increment(.httpRequests)
                     loop.recorder.increment(.httpResponses)
                     let metric = loop.environment.transportMetrics.webSocketUpgrade
                     loop.recorder.recordLatency(metric, correctedNanoseconds: nanoseconds, serviceNanoseconds: nanoseconds)
-                case .failed(let failure, let answered):
+                case .failed(let failure, let requestWritten, let answered):
+                    if requestWritten { loop.recorder.increment(.httpRequests) }
                     if answered { loop.recorder.increment(.httpResponses) }
                     user.connectFailed(failure)
                 }

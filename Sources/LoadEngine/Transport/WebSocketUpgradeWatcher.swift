@@ -17,8 +17,9 @@ final class WebSocketUpgradeWatcher: ChannelInboundHandler, RemovableChannelHand
     /// How an upgrade ended.
     enum Outcome {
         case upgraded(nanoseconds: UInt64)
-        /// `answered`: the server sent an HTTP response (counted as one).
-        case failed(ConnectionFailure, answered: Bool)
+        /// `requestWritten`: the upgrade request reached the wire (over TLS: the handshake
+        /// completed), counted as one; `answered`: the server sent an HTTP response (counted as one).
+        case failed(ConnectionFailure, requestWritten: Bool, answered: Bool)
     }
 
     private let host: String
@@ -26,6 +27,8 @@ final class WebSocketUpgradeWatcher: ChannelInboundHandler, RemovableChannelHand
     private let path: String
     private let report: (Outcome) -> Void
     private var requestSentAt: NIODeadline?
+    /// The request's last part was written to the socket.
+    private var requestWritten = false
     private var reported = false
 
     init(host: String, port: Int, path: String, report: @escaping (Outcome) -> Void) {
@@ -53,7 +56,9 @@ final class WebSocketUpgradeWatcher: ChannelInboundHandler, RemovableChannelHand
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
         requestSentAt = context.eventLoop.now
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        written.futureResult.assumeIsolated().whenSuccess { self.requestWritten = true }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
     }
 
     /// Called by the upgrader once the server accepted (101, `xmpp` subprotocol).
@@ -64,29 +69,29 @@ final class WebSocketUpgradeWatcher: ChannelInboundHandler, RemovableChannelHand
 
     /// Called by the upgrader when a 101 response is not acceptable.
     func upgradeRefused() {
-        finish(.failed(.webSocketUpgrade, answered: true))
+        finish(.failed(.webSocketUpgrade, requestWritten: true, answered: true))
     }
 
     /// The upgrade did not happen: the server answered with an ordinary HTTP response.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head(let response) = unwrapInboundIn(data) {
             let status = Int(response.status.code)
-            finish(.failed(status == 101 ? .webSocketUpgrade : .httpStatus(status), answered: true))
+            finish(.failed(status == 101 ? .webSocketUpgrade : .httpStatus(status), requestWritten: true, answered: true))
             context.close(promise: nil)
         }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if error is NIOHTTPClientUpgradeError {
-            finish(.failed(.webSocketUpgrade, answered: true))
+            finish(.failed(.webSocketUpgrade, requestWritten: true, answered: true))
         } else {
-            finish(.failed(ConnectionFailure(error), answered: false))
+            finish(.failed(ConnectionFailure(error), requestWritten: requestWritten, answered: false))
         }
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        finish(.failed(.closed, answered: false))
+        finish(.failed(.closed, requestWritten: requestWritten, answered: false))
         context.fireChannelInactive()
     }
 

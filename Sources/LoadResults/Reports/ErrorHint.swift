@@ -34,6 +34,9 @@ public enum ErrorHint {
             return "a start tag had more attributes than --max-attributes"
         case "xml-limit-namespaces":
             return "the stream header declared more namespaces than --max-header-namespaces"
+        case "bosh-unanswered":
+            return
+                "the BOSH server did not answer every request at logout (XEP-0124 §13: it answers the held request and the terminate): check a proxy's timeouts between us and the server"
         case "write-stalled":
             return "the server stopped reading our data for longer than --write-stall"
         default:
