@@ -18,9 +18,14 @@ final class ConsoleProgress: RunOutput {
     }
 
     func started(configuration: RunConfiguration, plan: LoadPlan, profile: RunDefinition) {
-        let names = profile.profiles.map { "\($0.profile.name)" + (profile.profiles.count > 1 ? " ×\($0.weight)" : "") }
+        let names = profile.profiles.map {
+            "\($0.profile.name)" + (profile.profiles.count > 1 ? " ×\($0.weight)" : "")
+                + ($0.profile.transport == .any ? "" : " [\($0.profile.transport.rawValue)]")
+        }
+        let others = configuration.endpoints.count > 1 ? " +\(configuration.endpoints.count - 1) endpoint(s)" : ""
         Console.print(
-            "xmppload run \(runID): \(names.joined(separator: ", ")) → \(configuration.host):\(configuration.port) (\(configuration.domain))")
+            "xmppload run \(runID): \(names.joined(separator: ", ")) → \(configuration.host):\(configuration.port)\(others) (\(configuration.domain))"
+        )
         Console.print(
             "load: \(plan.summary); accounts \(configuration.accountPrefix)\(configuration.accounts.lowerBound)..\(configuration.accounts.upperBound); results: \(outputDirectory)"
         )

@@ -23,16 +23,21 @@ struct PlanCommand: ParsableCommand {
     @Option(help: "Load duration; with the profile's own load, its cap.") var duration: String?
     @Option(help: "Seed for think times, choices and targets.") var seed: UInt64?
     @Option(help: "Rows in the time table.") var rows: Int = 12
+    @Option(name: .customLong("var"), help: ArgumentHelp("Override a variable as `run --var` would (repeatable).", valueName: "KEY=VALUE"))
+    var variables: [String] = []
 
     func validate() throws {
         guard (2...1000).contains(rows) else { throw ValidationError("--rows must be between 2 and 1000") }
     }
 
     func run() throws {
-        let definition: RunDefinition
+        var definition: RunDefinition
         do { definition = try ProfileLoader.load(path: profile) } catch {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             throw ExitCode(ExitStatus.usage.rawValue)
+        }
+        do { definition = try definition.overriding(VariableOverrides(parsing: variables)) } catch {
+            throw ValidationError(error.description)
         }
         let plan: LoadPlan
         do {

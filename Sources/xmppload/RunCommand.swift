@@ -16,7 +16,8 @@ struct RunCommand: AsyncParsableCommand {
                   --accounts 1-2000 --password secret --sessions 2000 --duration 90s --out results/chat-1
               xmppload run profiles/login-storm.yaml --rate 50 --duration 60s --tls none
 
-            Defaults for --server, --domain, --password and --accounts come from XMPPLOAD_SERVERS (or
+            Without --server, the profile's `servers:` list names the endpoints (`--var` changes its
+            `${name}`s). Defaults for --server, --domain, --password and --accounts come from XMPPLOAD_SERVERS (or
             XMPPLOAD_HOST and XMPPLOAD_PORT), XMPPLOAD_DOMAIN, XMPPLOAD_PASSWORD and XMPPLOAD_ACCOUNTS when
             set (as `scripts/local-server up` prints them), or from --server-env FILE. With no server at
             all, the domain's DNS SRV records (_xmpp-client._tcp, or _xmpps-client._tcp with --tls direct)
@@ -43,7 +44,10 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "The profile (YAML) to run.")
     var profile: String
 
-    @Option(help: ArgumentHelp("A server c2s endpoint; repeat for a cluster (sessions spread by weight).", valueName: "HOST:PORT[,weight=W]"))
+    @Option(
+        help: ArgumentHelp(
+            "A server c2s endpoint or ws/wss/http/https URL; repeat for a cluster (sessions spread by weight). Replaces the profile's `servers:`.",
+            valueName: "HOST:PORT[,weight=W]"))
     var server: [String] = []
 
     @Option(
@@ -268,24 +272,6 @@ struct RunCommand: AsyncParsableCommand {
 
     func resolveOptions(environment: ConnectionDefaults, definition: RunDefinition) throws -> ResolvedOptions {
         var problems: [String] = []
-        let serverTexts =
-            !server.isEmpty
-            ? server
-            : Self.serverList(environment: ProcessInfo.processInfo.environment, file: serverEnv) ?? environment.server.map { [$0] } ?? []
-        var endpoints: [WeightedEndpoint] = []
-        for text in serverTexts {
-            switch WeightedEndpoint.parse(text) {
-            case .success(let endpoint): endpoints.append(endpoint)
-            case .failure(let error): problems.append("--server \(error)")
-            }
-        }
-        var sourcePool: SourceAddressPool?
-        if let source {
-            do { sourcePool = try SourceAddressPool(parsing: source) } catch { problems += error.messages }
-        }
-        if let dns, !serverTexts.isEmpty {
-            problems.append("--dns \(dns) has no effect with --server or XMPPLOAD_SERVERS/XMPPLOAD_HOST (DNS is asked only when no server is given)")
-        }
         var definition = definition
         do {
             definition = try definition.overriding(VariableOverrides(parsing: variables))
@@ -296,6 +282,37 @@ struct RunCommand: AsyncParsableCommand {
             if wellFormed.count < variables.count, let overrides = try? VariableOverrides(parsing: wellFormed) {
                 do { _ = try definition.overriding(overrides) } catch { problems += error.messages }
             }
+        }
+        // Flags over the profile: --server replaces `servers:`, which comes before the environment.
+        var endpoints: [WeightedEndpoint] = []
+        let problemsBeforeServers = problems.count
+        let serverTexts: [String]
+        if server.isEmpty && !definition.servers.isEmpty {
+            serverTexts = []
+            do { endpoints = try definition.serverEndpoints() } catch { problems += error.problems.map(\.description) }
+        } else {
+            serverTexts =
+                !server.isEmpty
+                ? server
+                : Self.serverList(environment: ProcessInfo.processInfo.environment, file: serverEnv) ?? environment.server.map { [$0] } ?? []
+        }
+        for text in serverTexts {
+            switch WeightedEndpoint.parse(text) {
+            case .success(let endpoint): endpoints.append(endpoint)
+            case .failure(let error): problems.append("--server \(error)")
+            }
+        }
+        if problems.count == problemsBeforeServers {
+            problems += Self.transportProblems(definition: definition, endpoints: endpoints)
+        }
+        var sourcePool: SourceAddressPool?
+        if let source {
+            do { sourcePool = try SourceAddressPool(parsing: source) } catch { problems += error.messages }
+        }
+        if let dns, !serverTexts.isEmpty || !definition.servers.isEmpty {
+            problems.append(
+                "--dns \(dns) has no effect with --server, the profile's `servers:` or XMPPLOAD_SERVERS/XMPPLOAD_HOST (DNS is asked only when no server is given)"
+            )
         }
         var startDate: Date?
         if let startAt {
@@ -407,6 +424,17 @@ struct RunCommand: AsyncParsableCommand {
         return ResolvedOptions(
             configuration: configuration, plan: plan, evaluator: evaluator, definition: definition,
             runID: runId)
+    }
+
+    /// One line per profile whose `transport:` has no endpoint among `endpoints`; with none (DNS SRV
+    /// will name them, and SRV names TCP endpoints only), as if the run had one TCP endpoint.
+    static func transportProblems(definition: RunDefinition, endpoints: [WeightedEndpoint]) -> [String] {
+        do {
+            try ProfileEndpoints.check(definition, endpoints: endpoints.isEmpty ? [WeightedEndpoint(host: "dns-srv", port: 5222)] : endpoints)
+            return []
+        } catch {
+            return error.lines
+        }
     }
 
     /// Parses `--threshold` texts; each problem becomes `--threshold 'TEXT': column N: message (hint)`.

@@ -21,6 +21,7 @@ import Testing
         ("h:5222,weight=0", "weight must be an integer 1...10000, got '0'"),
         ("h:5222,weight=x", "weight must be an integer"),
         ("h:5222,prio=1", "unknown option 'prio=1'"),
+        ("h:5222,weight=2,weight=3", "the weight is given more than once"),
     ])
     func rejectsMalformedEndpoints(text: String, message: String) {
         guard case .failure(let error) = WeightedEndpoint.parse(text) else {

@@ -136,12 +136,15 @@ final class ArrivalDriver {
         let serial = localSerial * segment.count + segment.index
         let number = configuration.accounts.lowerBound + slot
         let username = "\(configuration.accountPrefix)\(number)"
-        let endpoint = environment.endpoint(forArrival: userIndex)
+        // The profile first (the session's own seeded draw), then the endpoint among those its
+        // transport allows, by the run-wide index: every segment and rerun picks the same.
+        var rng = SeededGenerator(seed: environment.seed, stream: UInt64(userIndex))
+        let profile = environment.pickProfile(using: &rng)
+        let endpoint = environment.endpoint(forArrival: userIndex, profile: profile)
         let identity = SessionIdentity(
             serial: serial, slot: slot, accountNumber: number, username: username,
             bareJID: "\(username)@\(configuration.domain)", node: environment.node(ofEndpoint: endpoint))
-        var rng = SeededGenerator(seed: environment.seed, stream: UInt64(userIndex))
-        let script = environment.pickScript(using: &rng, endpoint: endpoint)
+        let script = environment.script(profile: profile, endpoint: endpoint)
         var machine = SessionMachine(
             identity: identity, script: script, settings: environment.settings,
             host: context, generator: rng, intendedStart: environment.instant(intended))

@@ -58,6 +58,8 @@ public final class LoadRun: Sendable {
     /// summary.json, the manifest and report.html are written, so each is written once.
     public func run(outputs: [any RunOutput] = [], judge: ((inout RunSummary) -> Void)? = nil) async throws -> RunSummary {
         let fdLimit = FileDescriptorLimit.raiseToHardLimit()
+        // A profile whose `transport:` has no endpoint of the run: refused before anything starts.
+        try RunEnvironment.checkTransports(of: configuration, definition: definition)
         let endpoints = try RunEnvironment.resolveEndpoints(of: configuration)
         let tls = try TLSSetup(domain: configuration.domain, insecure: configuration.insecure)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoops))

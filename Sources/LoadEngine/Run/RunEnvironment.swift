@@ -17,6 +17,9 @@ final class RunEnvironment: Sendable {
     /// `resolveEndpoints(of:)`), and how sessions spread over them by weight (nil: one server, `server`).
     let endpointAddresses: [SocketAddress]
     let endpointSpread: WeightedEndpoints?
+    /// With several endpoints and a profile that names its `transport:`, each profile's spread over
+    /// the endpoints of its transport (nil: every profile spreads over `endpointSpread`).
+    let profileEndpoints: ProfileEndpoints?
     /// The server node of each endpoint, for per-node figures (empty: one server, no per-node figures).
     let nodes: [ServerNode]
     /// Per endpoint index, the endpoint when it is a web transport (WebSocket, BOSH); empty when
@@ -69,6 +72,14 @@ final class RunEnvironment: Sendable {
         }
         // Indexed like `endpointAddresses` (the spread's order; one endpoint without a spread).
         let ordered = endpointSpread?.all ?? Array(configuration.endpoints.prefix(1))
+        // A run whose profile has no endpoint of its transport is refused before it starts
+        // (`checkTransports`); should one get here, its sessions take every endpoint.
+        if let spread = endpointSpread, definition.profiles.contains(where: { $0.profile.transport != .any }) {
+            profileEndpoints = try? ProfileEndpoints(
+                endpoints: spread.all, profiles: definition.profiles.map { ($0.profile.name, $0.profile.transport) })
+        } else {
+            profileEndpoints = nil
+        }
         webEndpoints = ordered.contains { $0.transport.isWeb } ? ordered.map { $0.transport.isWeb ? $0 : nil } : []
         sourceAddresses = configuration.sourceAddresses?.addresses.compactMap { try? SocketAddress(ipAddress: $0, port: 0) } ?? []
         self.tls = tls
@@ -134,11 +145,38 @@ final class RunEnvironment: Sendable {
         nodes.indices.contains(index) ? nodes[index] : nil
     }
 
+    /// Throws naming every profile of `definition` whose `transport:` has no endpoint among the
+    /// run's (`configuration.endpoints`, or the one `host`:`port`, which is TCP): such a run must not start.
+    static func checkTransports(of configuration: RunConfiguration, definition: RunDefinition) throws(TransportMismatchError) {
+        let endpoints =
+            configuration.endpoints.isEmpty ? [WeightedEndpoint(host: configuration.host, port: configuration.port)] : configuration.endpoints
+        try ProfileEndpoints.check(definition, endpoints: endpoints)
+    }
+
     /// The endpoint (an index into `endpointAddresses`) of the run's arrival `index`, by weight.
     func endpoint(forArrival index: Int) -> Int {
-        guard let spread = endpointSpread else { return 0 }
-        let chosen = spread.endpoint(forArrival: index)
-        return spread.all.firstIndex(of: chosen) ?? 0
+        endpointSpread?.position(forArrival: index) ?? 0
+    }
+
+    /// The endpoint (an index into `endpointAddresses`) of the run's arrival `index` running profile
+    /// `profile` (an index into the mix): among the endpoints of the profile's transport, by weight.
+    func endpoint(forArrival index: Int, profile: Int) -> Int {
+        guard let profileEndpoints else { return endpoint(forArrival: index) }
+        return profileEndpoints.endpoint(forProfile: profile, arrival: index)
+    }
+
+    /// The profile (an index into the mix) of a session, chosen by weight with the session's own
+    /// generator (no draw when there is one profile).
+    func pickProfile(using rng: inout some RandomNumberGenerator) -> Int {
+        if scripts.count == 1 { return 0 }
+        let total = cumulativeWeights.last ?? 1
+        let point = Double.random(in: 0..<total, using: &rng)
+        return cumulativeWeights.firstIndex { point < $0 } ?? scripts.count - 1
+    }
+
+    /// Profile `profile` compiled for a session on `endpoint`: without STARTTLS on a web transport.
+    func script(profile: Int, endpoint: Int) -> SessionScript {
+        webEndpoint(endpoint) == nil ? scripts[profile] : webScripts[profile]
     }
 
     /// The endpoint at `index` (into `endpointAddresses`) when it is a web transport; nil for TCP.
@@ -149,11 +187,6 @@ final class RunEnvironment: Sendable {
     /// The script for a session, chosen by weight with the session's own generator; for a session on
     /// a web-transport `endpoint`, the profile compiled without STARTTLS.
     func pickScript(using rng: inout some RandomNumberGenerator, endpoint: Int = 0) -> SessionScript {
-        let compiled = webEndpoint(endpoint) == nil ? scripts : webScripts
-        if compiled.count == 1 { return compiled[0] }
-        let total = cumulativeWeights.last ?? 1
-        let point = Double.random(in: 0..<total, using: &rng)
-        let index = cumulativeWeights.firstIndex { point < $0 } ?? compiled.count - 1
-        return compiled[index]
+        script(profile: pickProfile(using: &rng), endpoint: endpoint)
     }
 }

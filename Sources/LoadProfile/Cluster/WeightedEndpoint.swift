@@ -42,11 +42,12 @@ public struct WeightedEndpoint: Sendable, Hashable, CustomStringConvertible {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         var address = parts[0].trimmingCharacters(in: " ")
         var weight = 1
-        for option in parts.dropFirst() {
+        for (index, option) in parts.dropFirst().enumerated() {
             let pair = option.split(separator: "=", maxSplits: 1).map { String($0).trimmingCharacters(in: " ") }
             guard pair.count == 2, pair[0] == "weight" else {
                 return .failure(EndpointSyntaxError("'\(text)': unknown option '\(option)' (only weight=W)"))
             }
+            guard index == 0 else { return .failure(EndpointSyntaxError("'\(text)': the weight is given more than once")) }
             guard let value = Int(pair[1]), (1...maximumWeight).contains(value) else {
                 return .failure(EndpointSyntaxError("'\(text)': weight must be an integer 1...\(maximumWeight), got '\(pair[1])'"))
             }

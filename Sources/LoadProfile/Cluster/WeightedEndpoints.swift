@@ -17,6 +17,8 @@ public struct WeightedEndpoints: Sendable, Equatable {
     public let fallbacks: [WeightedEndpoint]
     /// One cycle of picks: indexes into `preferred`.
     public let cycle: [Int]
+    /// Where each of `preferred` stands in `all`.
+    public let preferredPositions: [Int]
 
     public static let maximumCycle = 4096
 
@@ -25,6 +27,7 @@ public struct WeightedEndpoints: Sendable, Equatable {
         guard let best = endpoints.map(\.priority).min() else { return nil }
         all = endpoints
         preferred = endpoints.filter { $0.priority == best }
+        preferredPositions = endpoints.indices.filter { endpoints[$0].priority == best }
         fallbacks = endpoints.enumerated().filter { $0.element.priority != best }
             .sorted { ($0.element.priority, $0.offset) < ($1.element.priority, $1.offset) }.map(\.element)
         cycle = Self.smoothCycle(slots: Self.apportion(preferred.map { max(0, $0.weight) }))
@@ -33,6 +36,11 @@ public struct WeightedEndpoints: Sendable, Equatable {
     /// The endpoint for the n-th arrival of the run (0-based, the run-wide index, so segments agree).
     public func endpoint(forArrival index: Int) -> WeightedEndpoint {
         preferred[cycle[Int(UInt(bitPattern: index) % UInt(cycle.count))]]
+    }
+
+    /// Where `endpoint(forArrival: index)` stands in `all` (unambiguous when an endpoint is listed twice).
+    public func position(forArrival index: Int) -> Int {
+        preferredPositions[cycle[Int(UInt(bitPattern: index) % UInt(cycle.count))]]
     }
 
     /// Whole slots per endpoint for one cycle, proportional to `weights` (largest remainder), each

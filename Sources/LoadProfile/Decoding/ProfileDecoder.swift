@@ -20,7 +20,7 @@ struct ProfileDecoder {
 
     static let topLevelKeys = [
         "name", "description", "login", "repeat", "reconnect", "keepalive", "stream_management", "step_timeout", "variables", "steps", "load", "mix",
-        "thresholds",
+        "thresholds", "servers", "transport",
     ]
     static let stepModifiers = ["name", "on_error", "timeout"]
     /// Every step key, in the order `check`'s hints list them (from `StepKind.table`).
@@ -211,40 +211,55 @@ struct ProfileDecoder {
         checkKeys(root, allowed: Self.topLevelKeys, "the profile")
         let plan = root["load"].flatMap { decodeLoad($0) }
         let thresholds = root["thresholds"].map { decodeThresholds($0) } ?? []
+        // The file's own variables: a plain profile's, or a mix file's (only its `servers:` use them).
+        let variables = root["variables"].map { decodeVariables($0) } ?? [:]
+        let servers = root["servers"].map { decodeServers($0, variables: variables) } ?? []
         if let mixNode = root["mix"] {
-            for key in ["steps", "login", "repeat", "reconnect", "keepalive", "stream_management", "step_timeout"] where root[key] != nil {
+            for key in ["steps", "login", "repeat", "reconnect", "keepalive", "stream_management", "step_timeout", "transport"]
+            where root[key] != nil {
                 problem(root[key], "'\(key)' has no effect in a mix file", hint: "put it in the profiles the mix lists")
             }
             let profiles = decodeMix(mixNode, depth: depth)
-            return profiles.map { RunDefinition(profiles: $0, plan: plan, thresholds: thresholds, source: file) }
+            return profiles.map {
+                RunDefinition(profiles: $0, plan: plan, thresholds: thresholds, servers: servers, variables: variables, source: file)
+            }
         }
-        guard let profile = decodeProfile(root) else { return nil }
+        guard let profile = decodeProfile(root, variables: variables) else { return nil }
         return RunDefinition(
-            profiles: [WeightedProfile(weight: 1, profile: profile, path: file, bytes: bytes)], plan: plan, thresholds: thresholds, source: file)
+            profiles: [WeightedProfile(weight: 1, profile: profile, path: file, bytes: bytes)], plan: plan, thresholds: thresholds,
+            servers: servers, variables: variables, source: file)
     }
 
-    mutating func decodeProfile(_ root: Node.Mapping) -> Profile? {
+    /// `variables:`: names of letters, digits and '_' (not the engine's), plain-text values.
+    mutating func decodeVariables(_ node: Node) -> [String: String] {
+        var variables: [String: String] = [:]
+        guard let map = mapping(node, "variables") else { return variables }
+        for (key, value) in map {
+            guard let keyText = key.string, keyText.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+                problem(key, "variable names are letters, digits and '_'")
+                continue
+            }
+            if Self.engineVariables.contains(keyText) {
+                problem(key, "'\(keyText)' is set by xmppload for every session and cannot be redefined")
+            }
+            if let text = string(value, "variable '\(keyText)'") {
+                if text.contains("${") {
+                    problem(
+                        value, "variable '\(keyText)' is plain text: '${…}' is not expanded inside a variable",
+                        hint: "write the template where the variable is used instead")
+                }
+                variables[keyText] = text
+            }
+        }
+        return variables
+    }
+
+    mutating func decodeProfile(_ root: Node.Mapping, variables: [String: String]) -> Profile? {
         let name = root["name"].flatMap { string($0, "name") } ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
         let description = root["description"].flatMap { string($0, "description") } ?? ""
-        var variables: [String: String] = [:]
-        if let node = root["variables"], let map = mapping(node, "variables") {
-            for (key, value) in map {
-                guard let keyText = key.string, keyText.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
-                    problem(key, "variable names are letters, digits and '_'")
-                    continue
-                }
-                if Self.engineVariables.contains(keyText) {
-                    problem(key, "'\(keyText)' is set by xmppload for every session and cannot be redefined")
-                }
-                if let text = string(value, "variable '\(keyText)'") {
-                    if text.contains("${") {
-                        problem(
-                            value, "variable '\(keyText)' is plain text: '${…}' is not expanded inside a variable",
-                            hint: "write the template where the variable is used instead")
-                    }
-                    variables[keyText] = text
-                }
-            }
+        var transport = ProfileTransport.any
+        if let node = root["transport"], let text = oneOf(node, "transport", ProfileTransport.allCases.map(\.rawValue)) {
+            transport = ProfileTransport(rawValue: text)!
         }
         var login = LoginOptions()
         if let node = root["login"] { login = decodeLoginOptions(node).options }
@@ -280,6 +295,8 @@ struct ProfileDecoder {
         profile.reconnect = reconnect
         profile.keepAlive = keepAlive
         profile.streamManagement = streamManagement
+        profile.transport = transport
+        profile.transportLocation = root["transport"].map { location($0) }
         return profile
     }
 

@@ -20,6 +20,10 @@ public struct Profile: Sendable, Equatable {
     public var keepAlive: KeepAlive?
     /// XEP-0198 acks and resumption (`stream_management:`; off by default).
     public var streamManagement: StreamManagement?
+    /// The transport its sessions connect over (`transport:`; default `any`: every endpoint of the run).
+    public var transport: ProfileTransport = .any
+    /// Where `transport:` is written, for `check`'s problems (nil when the profile does not say).
+    public var transportLocation: SourceLocation?
     /// The file it came from.
     public var source: String
 
@@ -89,18 +93,30 @@ public struct WeightedProfile: Sendable, Equatable {
     }
 }
 
-/// What a profile file defines: one profile (weight 1) or a weighted mix, and optionally a load plan.
+/// What a profile file defines: one profile (weight 1) or a weighted mix, and optionally a load
+/// plan, thresholds and the run's server endpoints.
 public struct RunDefinition: Sendable, Equatable {
     public var profiles: [WeightedProfile]
     public var plan: LoadPlan?
     /// The file's `thresholds:` (each parsed once); the command line's `--threshold`s add to them.
     public var thresholds: [Threshold]
+    /// The file's `servers:` as written (`serverEndpoints()` renders them); empty: none. `--server`
+    /// replaces them entirely.
+    public var servers: [ServerEntry]
+    /// The `variables:` of the file that is run (a plain profile's own, or a mix file's), which
+    /// `servers:` entries may use; `--var` overrides them.
+    public var variables: [String: String]
     public var source: String
 
-    public init(profiles: [WeightedProfile], plan: LoadPlan?, thresholds: [Threshold] = [], source: String) {
+    public init(
+        profiles: [WeightedProfile], plan: LoadPlan?, thresholds: [Threshold] = [], servers: [ServerEntry] = [],
+        variables: [String: String] = [:], source: String
+    ) {
         self.profiles = profiles
         self.plan = plan
         self.thresholds = thresholds
+        self.servers = servers
+        self.variables = variables
         self.source = source
     }
 }

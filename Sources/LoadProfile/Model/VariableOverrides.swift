@@ -43,19 +43,24 @@ public struct VariableOverrides: Sendable, Equatable {
 }
 
 extension RunDefinition {
-    /// This definition with the overrides applied to every profile that defines each key; throws
-    /// naming the defined variables when a key is defined by no profile.
+    /// This definition with the overrides applied to every profile that defines each key, and to the
+    /// file's own `variables:` (those `servers:` uses); throws naming the defined variables when a
+    /// key is defined by neither.
     public func overriding(_ overrides: VariableOverrides) throws(VariableOverrideErrors) -> RunDefinition {
         var copy = self
         var problems: [String] = []
         for (key, value) in overrides.values {
             var found = false
+            if copy.variables[key] != nil {
+                copy.variables[key] = value
+                found = true
+            }
             for index in copy.profiles.indices where copy.profiles[index].profile.variables[key] != nil {
                 copy.profiles[index].profile.variables[key] = value
                 found = true
             }
             if !found {
-                let defined = Set(profiles.flatMap { $0.profile.variables.keys }).sorted()
+                let defined = Set(profiles.flatMap { $0.profile.variables.keys }).union(variables.keys).sorted()
                 problems.append(
                     "--var \(key): the profile defines no variable '\(key)'; "
                         + (defined.isEmpty ? "it has no `variables:`" : "its variables are \(defined.joined(separator: ", "))"))

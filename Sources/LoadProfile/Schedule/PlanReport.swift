@@ -93,7 +93,16 @@ public enum PlanReport {
         let shape = SessionShape(definition: definition)
         var out = ""
         func line(_ text: String = "") { out += text + "\n" }
-        line("profiles: " + definition.profiles.map { "\($0.profile.name) (weight \(format($0.weight)))" }.joined(separator: ", "))
+        line(
+            "profiles: "
+                + definition.profiles.map {
+                    "\($0.profile.name) (weight \(format($0.weight))\($0.profile.transport == .any ? "" : ", \($0.profile.transport.rawValue)"))"
+                }.joined(separator: ", "))
+        if !definition.servers.isEmpty {
+            // As the run would connect: with the file's variables (after --var) substituted.
+            let servers = (try? definition.serverEndpoints())?.map(\.description) ?? definition.servers.map(\.text.source)
+            line("servers: " + servers.joined(separator: ", "))
+        }
         line(
             "seed \(plan.seed), graceful stop \(DurationText.format(plan.gracefulStop))"
                 + (plan.durationCap.map { ", cap \(DurationText.format($0))" } ?? ""))
