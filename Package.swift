@@ -54,6 +54,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // Benchmarks/tls-floor: what NIOSSL itself holds per idle connection (scripts/bench-sessions).
+        .executableTarget(
+            name: "tls-floor",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Benchmarks/tls-floor"),
+
         .testTarget(name: "XMPPCoreTests", dependencies: ["XMPPCore"]),
         .testTarget(name: "LoadProfileTests", dependencies: ["LoadProfile", "XMPPCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SessionCoreTests", dependencies: ["SessionCore", "XMPPCore", "LoadProfile", "LoadResults"]),
