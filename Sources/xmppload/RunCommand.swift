@@ -146,7 +146,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Deliberate churn: drop R online sessions per second across the run (e.g. 5/s or 300/m) while the load runs; each reconnects (back-off of its reconnect policy) and logs in again, timed. Soaks the server's login path.",
+            "Deliberate churn: drop R online sessions per second across the run (e.g. 5/s or 300/m) while the load runs; each reconnects (back-off of its reconnect policy) and logs in again, timed. Soaks the server's login path. Replaces the file's churn: key.",
             valueName: "R"))
     var churn: String?
 
@@ -362,9 +362,10 @@ struct RunCommand: AsyncParsableCommand {
         let mechanism = sasl.flatMap(SASLMechanism.init(name:))
         if let sasl, mechanism == nil { problems.append("--sasl: unknown mechanism '\(sasl)'") }
         if let reconnect, !(0...1_000_000).contains(reconnect) { problems.append("--reconnect must be 0...1000000, got \(reconnect)") }
-        var churnRate: Double?
+        // `--churn` replaces the file's `churn:`.
+        var churnRate = definition.churn?.perSecond
         if let churn {
-            churnRate = Self.parseRate(churn)
+            churnRate = ChurnRate(parsing: churn)?.perSecond
             if churnRate == nil { problems.append("--churn must be a positive rate such as 5, 5/s or 300/m (at most 100000/s), got '\(churn)'") }
         }
         let intervalValue = LoadFlags.duration(interval, flag: "--interval", problems: &problems) ?? .seconds(5)
@@ -511,21 +512,6 @@ struct RunCommand: AsyncParsableCommand {
     static func isValidRunID(_ text: String) -> Bool {
         guard (1...64).contains(text.count), let first = text.first, first != ".", first != "-" else { return false }
         return text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") }
-    }
-
-    /// `5`, `5/s`, `300/m`, `1000/h`: events per second, in (0, 100000].
-    static func parseRate(_ text: String) -> Double? {
-        let parts = text.split(separator: "/", maxSplits: 1)
-        guard let count = Double(parts[0]), count.isFinite, count > 0 else { return nil }
-        let per: Double
-        switch parts.count == 2 ? String(parts[1]) : "s" {
-        case "s": per = 1
-        case "m": per = 60
-        case "h": per = 3600
-        default: return nil
-        }
-        let rate = count / per
-        return rate <= 100_000 ? rate : nil
     }
 
     /// `--tag key=value` pairs: the key is letters, digits, `.`, `_` or `-`; each key once.

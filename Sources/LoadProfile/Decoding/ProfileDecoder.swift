@@ -20,7 +20,7 @@ struct ProfileDecoder {
 
     static let topLevelKeys = [
         "name", "description", "login", "repeat", "reconnect", "keepalive", "stream_management", "step_timeout", "variables", "steps", "load", "mix",
-        "thresholds", "servers", "transport",
+        "thresholds", "servers", "transport", "churn",
     ]
     static let stepModifiers = ["name", "on_error", "timeout"]
     /// Every step key, in the order `check`'s hints list them (from `StepKind.table`).
@@ -214,6 +214,7 @@ struct ProfileDecoder {
         // The file's own variables: a plain profile's, or a mix file's (only its `servers:` use them).
         let variables = root["variables"].map { decodeVariables($0) } ?? [:]
         let servers = root["servers"].map { decodeServers($0, variables: variables) } ?? []
+        let churn = root["churn"].flatMap { decodeChurn($0) }
         if let mixNode = root["mix"] {
             for key in ["steps", "login", "repeat", "reconnect", "keepalive", "stream_management", "step_timeout", "transport"]
             where root[key] != nil {
@@ -221,13 +222,37 @@ struct ProfileDecoder {
             }
             let profiles = decodeMix(mixNode, depth: depth)
             return profiles.map {
-                RunDefinition(profiles: $0, plan: plan, thresholds: thresholds, servers: servers, variables: variables, source: file)
+                RunDefinition(
+                    profiles: $0, plan: plan, thresholds: thresholds, servers: servers, variables: variables, churn: churn,
+                    source: file)
             }
         }
         guard let profile = decodeProfile(root, variables: variables) else { return nil }
         return RunDefinition(
             profiles: [WeightedProfile(weight: 1, profile: profile, path: file, bytes: bytes)], plan: plan, thresholds: thresholds,
-            servers: servers, variables: variables, source: file)
+            servers: servers, variables: variables, churn: churn, source: file)
+    }
+
+    /// `churn: RATE` or `churn: {rate: RATE}`: sessions dropped (and reconnected) per second across the
+    /// run while the load runs (`ChurnRate`).
+    mutating func decodeChurn(_ node: Node) -> ChurnRate? {
+        var rateNode = node
+        if case .mapping = node {
+            guard let map = mapping(node, "churn") else { return nil }
+            checkKeys(map, allowed: ["rate"], "churn")
+            guard let rate = map["rate"] else {
+                problem(node, "churn needs a rate", hint: "write churn: {rate: 5/s} or churn: 5/s")
+                return nil
+            }
+            rateNode = rate
+        }
+        guard let text = string(rateNode, "churn rate") else { return nil }
+        guard let rate = ChurnRate(parsing: text) else {
+            problem(
+                rateNode, "churn rate must be a positive rate such as 5/s, 300/m or 18000/h (at most 100000/s), got '\(text)'")
+            return nil
+        }
+        return rate
     }
 
     /// `variables:`: names of letters, digits and '_' (not the engine's), plain-text values.

@@ -106,17 +106,20 @@ public struct RunDefinition: Sendable, Equatable {
     /// The `variables:` of the file that is run (a plain profile's own, or a mix file's), which
     /// `servers:` entries may use; `--var` overrides them.
     public var variables: [String: String]
+    /// The file's `churn:` (deliberate drops across the run); `--churn` replaces it.
+    public var churn: ChurnRate?
     public var source: String
 
     public init(
         profiles: [WeightedProfile], plan: LoadPlan?, thresholds: [Threshold] = [], servers: [ServerEntry] = [],
-        variables: [String: String] = [:], source: String
+        variables: [String: String] = [:], churn: ChurnRate? = nil, source: String
     ) {
         self.profiles = profiles
         self.plan = plan
         self.thresholds = thresholds
         self.servers = servers
         self.variables = variables
+        self.churn = churn
         self.source = source
     }
 }
