@@ -73,9 +73,9 @@ import XMPPCore
             context.connector = EmbeddedBOSHConnector(channels: channels, context: context)
             let identity = SessionIdentity(serial: 0, slot: 0, accountNumber: 1, username: "user1", bareJID: "user1@load.test")
             _ = environment.directory.claim(0)
-            var rng = SeededGenerator(seed: 1, stream: 0)
+            let rng = SeededGenerator(seed: 1, stream: 0)
             let machine = SessionMachine(
-                identity: identity, script: environment.pickScript(using: &rng, endpoint: 0), settings: environment.settings,
+                identity: identity, script: environment.script(profile: 0, endpoint: 0), settings: environment.settings,
                 host: context, generator: rng, intendedStart: context.now())
             user = VirtualUser(machine: machine, loop: context, userIndex: 0, phase: 0)
         }

@@ -67,8 +67,8 @@ import XMPPCore
             context.connector = EmbeddedWebSocketConnector(channel: channel, context: context)
             let identity = SessionIdentity(serial: 0, slot: 0, accountNumber: 1, username: "user1", bareJID: "user1@load.test")
             _ = environment.directory.claim(0)
-            var rng = SeededGenerator(seed: 1, stream: 0)
-            let script = environment.pickScript(using: &rng, endpoint: 0)
+            let rng = SeededGenerator(seed: 1, stream: 0)
+            let script = environment.script(profile: 0, endpoint: 0)
             #expect(script.login.tls == TLSMode.none)
             let machine = SessionMachine(
                 identity: identity, script: script, settings: environment.settings,

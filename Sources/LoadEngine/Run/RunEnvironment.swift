@@ -183,10 +183,4 @@ final class RunEnvironment: Sendable {
     func webEndpoint(_ index: Int) -> WeightedEndpoint? {
         webEndpoints.isEmpty ? nil : webEndpoints[min(index, webEndpoints.count - 1)]
     }
-
-    /// The script for a session, chosen by weight with the session's own generator; for a session on
-    /// a web-transport `endpoint`, the profile compiled without STARTTLS.
-    func pickScript(using rng: inout some RandomNumberGenerator, endpoint: Int = 0) -> SessionScript {
-        script(profile: pickProfile(using: &rng), endpoint: endpoint)
-    }
 }
