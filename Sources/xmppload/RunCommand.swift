@@ -184,6 +184,7 @@ struct RunCommand: AsyncParsableCommand {
     var hardening: HardeningOptions
 
     func run() async throws {
+        MallocTuning.apply()
         let environment = try ConnectionDefaults.load(file: serverEnv)
         let loaded: RunDefinition
         do {
