@@ -77,7 +77,8 @@ public struct SessionMachine {
     var stage: Stage = .idle
     /// The event being handled happened at this instant (set on entry to `handle`).
     var now: SessionInstant
-    /// Actions produced while handling the current event.
+    /// Actions produced while handling the current event: the caller's buffer while `handle` runs,
+    /// empty (no storage) between events.
     var pending: [SessionAction] = []
     var timeout: TimeoutPurpose?
     var wake: WakePurpose?
@@ -163,8 +164,20 @@ public struct SessionMachine {
 
     /// Takes one event that happened at `now` and returns what to do, in order.
     public mutating func handle(_ event: SessionEvent, now: SessionInstant) -> [SessionAction] {
-        if case .ended = stage { return [] }
+        var actions: [SessionAction] = []
+        handle(event, now: now, into: &actions)
+        return actions
+    }
+
+    /// Takes one event that happened at `now` and appends what to do, in order, to `actions`, growing
+    /// the caller's storage: a caller that hands the same emptied buffer back each time (the virtual
+    /// user takes one from its loop) allocates no array per event, and the machine keeps none between
+    /// events, so an idle session holds no action storage.
+    public mutating func handle(_ event: SessionEvent, now: SessionInstant, into actions: inout [SessionAction]) {
+        if case .ended = stage { return }
         self.now = now
+        swap(&pending, &actions)
+        defer { swap(&pending, &actions) }
         switch event {
         case .start: start()
         case .connected: connected()
@@ -183,8 +196,6 @@ public struct SessionMachine {
         case .churn: churn()
         case .keyDerived(let result): keyDerived(result)
         }
-        defer { pending = [] }
-        return pending
     }
 
     // MARK: - Connecting and login

@@ -35,7 +35,7 @@ import XMPPCore
         func connect(_ user: VirtualUser) {
             do {
                 try channel.pipeline.syncOperations.addHandlers(
-                    SessionChannelHandler.pipeline(for: user, parser: context.parser, bytes: context))
+                    SessionChannelHandler.pipeline(for: user, loop: context))
                 try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 5222)).wait()
             } catch {
                 user.connectFailed(ConnectionFailure(error))

@@ -95,15 +95,28 @@ struct MachineDriver {
         header = try parser.parseHeader(Array("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>".utf8))
     }
 
+    /// When set, events go through `handle(_:now:into:)` with this buffer, emptied and kept between
+    /// events, as `VirtualUser` does with its loop's spare buffers.
+    var recycledActions: [SessionAction]?
+
     mutating func send(_ event: SessionEvent) {
-        for action in machine.handle(event, now: now) {
-            switch action {
-            case .armTimeout(let at): timeoutAt = at
-            case .armWake(let at): wakeAt = at
-            case .cancelWake: wakeAt = nil
-            case .armKeepAlive(let at): keepAliveAt = at
-            default: actions.append(action)
-            }
+        if var buffer = recycledActions.take() {
+            machine.handle(event, now: now, into: &buffer)
+            for action in buffer { note(action) }
+            buffer.removeAll(keepingCapacity: true)
+            recycledActions = buffer
+        } else {
+            for action in machine.handle(event, now: now) { note(action) }
+        }
+    }
+
+    private mutating func note(_ action: SessionAction) {
+        switch action {
+        case .armTimeout(let at): timeoutAt = at
+        case .armWake(let at): wakeAt = at
+        case .cancelWake: wakeAt = nil
+        case .armKeepAlive(let at): keepAliveAt = at
+        default: actions.append(action)
         }
     }
 

@@ -75,6 +75,39 @@ import XMPPCore
         #expect(driver.host.released == [0])
     }
 
+    @Test func handlingIntoARecycledBufferGivesTheSameActionsInTheCallersStorage() throws {
+        let yaml = Self.profile("  - login\n  - roster: get\n  - presence: available\n  - logout")
+        var plain = try MachineDriver(profile: yaml)
+        var recycled = try MachineDriver(profile: yaml)
+        var buffer: [SessionAction] = []
+        buffer.reserveCapacity(16)
+        let storage = buffer.withUnsafeBufferPointer { $0.baseAddress }
+        recycled.recycledActions = buffer
+        buffer = []  // the driver's copy is the storage's only reference
+        func play(_ driver: inout MachineDriver) throws {
+            driver.send(.start)
+            driver.send(.connected)
+            try driver.receive(
+                "<stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
+            try driver.receive("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")
+            try driver.receive("<stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>")
+            try driver.receive(
+                "<iq type='result' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user1@load.test/r1</jid></bind></iq>")
+            try driver.receive("<iq type='result' id='q1'><query xmlns='jabber:iq:roster'/></iq>")
+            try driver.receive("<presence from='user1@load.test/r1'/>")
+            driver.send(.streamClosed)
+        }
+        try play(&plain)
+        try play(&recycled)
+        #expect(plain.ended && recycled.ended)
+        #expect(recycled.actions == plain.actions)
+        #expect(recycled.actions.count >= 8, "open, auth, restart, bind, roster, presence, close stream, close, ended")
+        #expect(recycled.timeoutAt == plain.timeoutAt)
+        let after = try #require(recycled.recycledActions)
+        #expect(after.isEmpty)
+        #expect(after.withUnsafeBufferPointer { $0.baseAddress } == storage, "no event needed more than the buffer held: never reallocated")
+    }
+
     @Test func thinkWaitsOnTheInjectedClockAndTheNextStepIsDueAtTheThinkDeadline() throws {
         var driver = try MachineDriver(
             profile: Self.profile(

@@ -31,7 +31,8 @@ enum XMPPStreamOutput {
 ///
 /// Decoding: the connection's own `XMLStreamFramer` (a few words of state plus an *incomplete*
 /// element's bytes) finds unit boundaries; the event loop's shared `StanzaParser` parses each complete
-/// unit (one libxml2 context per loop, not per session — see docs/ARCHITECTURE.md). Malformed or
+/// unit (one libxml2 context per loop, not per session — see docs/ARCHITECTURE.md); elements written
+/// are serialized into the loop's `OutboundScratch`, so a write allocates just its buffer. Malformed or
 /// oversized input is fired as `XMPPStreamError`; an element before any header as
 /// `SessionError.noStreamHeader`. After either, the rest of the read is dropped.
 ///
@@ -44,12 +45,15 @@ final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = ByteBuffer
 
     private let parser: StanzaParser
+    private let scratch: OutboundScratch
     private var framer: XMLStreamFramer
     private var header: StreamHeader?
     private var failed = false
 
-    init(parser: StanzaParser) {
+    /// `parser` and `scratch` are the event loop's, shared by its connections.
+    init(parser: StanzaParser, scratch: OutboundScratch) {
         self.parser = parser
+        self.scratch = scratch
         self.framer = XMLStreamFramer(limits: parser.limits)
     }
 
@@ -106,10 +110,9 @@ final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
         case .header(let domain):
             buffer = context.channel.allocator.buffer(bytes: Stanza.streamHeader(to: domain))
         case .element(let element):
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(128)
-            element.serialize(into: &bytes, parentNamespace: XMPPNamespace.client)
-            buffer = context.channel.allocator.buffer(bytes: bytes)
+            buffer = scratch.encode(allocator: context.channel.allocator) {
+                element.serialize(into: &$0, parentNamespace: XMPPNamespace.client)
+            }
         case .raw(let text):
             buffer = context.channel.allocator.buffer(string: text)
         case .close:

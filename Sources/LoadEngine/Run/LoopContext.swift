@@ -17,6 +17,8 @@ final class LoopContext: SessionHost, ByteCountSink {
     let environment: RunEnvironment
     let loopIndex: Int
     let parser: StanzaParser
+    /// Where the loop's connections serialize the elements they write.
+    let outboundScratch = OutboundScratch()
     let keyCache = SCRAMKeyCache()
     var recorder: MetricsRecorder
     /// Login, step and logout timeouts of this loop's sessions.
@@ -59,6 +61,28 @@ final class LoopContext: SessionHost, ByteCountSink {
     }
 
     var liveSessionCount: Int { sessions.count }
+
+    // MARK: - Action buffers
+
+    /// Emptied action arrays with their storage, for `VirtualUser.handle`: the machine appends to one,
+    /// the user performs it and gives it back, so handling an event allocates no array. A stack, not one
+    /// buffer, because performing an action can handle another event (a close reports the connection
+    /// lost) before the first buffer is back. At most `maxSpareActionBuffers` are kept.
+    private var spareActionBuffers: [[SessionAction]] = []
+    private static let maxSpareActionBuffers = 8
+
+    func takeActionBuffer() -> [SessionAction] {
+        spareActionBuffers.popLast() ?? []
+    }
+
+    /// Takes `buffer`'s storage back, emptied (`buffer` is left empty): the caller must hold no other
+    /// copy, or emptying it would allocate new storage.
+    func returnActionBuffer(_ buffer: inout [SessionAction]) {
+        guard spareActionBuffers.count < Self.maxSpareActionBuffers else { return }
+        buffer.removeAll(keepingCapacity: true)
+        spareActionBuffers.append([])
+        swap(&spareActionBuffers[spareActionBuffers.count - 1], &buffer)
+    }
 
     // MARK: - Clock
 

@@ -31,9 +31,9 @@ final class SessionChannelHandler: ChannelInboundHandler {
     }
 
     /// The handlers of a new connection's pipeline, bottom to top.
-    static func pipeline(for user: VirtualUser, parser: StanzaParser, bytes: ByteCountSink) -> [any ChannelHandler] {
-        let counter = WireByteCounter(sink: bytes)
-        let codec = XMPPStreamCodec(parser: parser)
+    static func pipeline(for user: VirtualUser, loop: LoopContext) -> [any ChannelHandler] {
+        let counter = WireByteCounter(sink: loop)
+        let codec = XMPPStreamCodec(parser: loop.parser, scratch: loop.outboundScratch)
         return [counter, codec, SessionChannelHandler(user: user, codec: codec, byteCounter: counter)]
     }
 

@@ -86,7 +86,7 @@ final class SessionConnector: UserConnecting {
             connector.connectingUser = nil
             do {
                 try channel.pipeline.syncOperations.addHandlers(
-                    SessionChannelHandler.pipeline(for: user, parser: connector.context.parser, bytes: connector.context))
+                    SessionChannelHandler.pipeline(for: user, loop: connector.context))
                 return channel.eventLoop.makeSucceededVoidFuture()
             } catch {
                 return channel.eventLoop.makeFailedFuture(error)

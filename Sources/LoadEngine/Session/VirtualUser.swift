@@ -60,7 +60,10 @@ final class VirtualUser {
 
     /// Feeds one event to the machine at the loop's current time and performs what it returns.
     func handle(_ event: SessionEvent) {
-        perform(machine.handle(event, now: loop.now()))
+        var actions = loop.takeActionBuffer()
+        machine.handle(event, now: loop.now(), into: &actions)
+        perform(actions)
+        loop.returnActionBuffer(&actions)
     }
 
     /// Starts the session: the machine arms its login timeout and asks for a connection.
