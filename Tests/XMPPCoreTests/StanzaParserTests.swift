@@ -45,6 +45,26 @@ private func errorKind(_ body: () throws -> Void) -> String? {
             ])
     }
 
+    @Test func clientHeadersShareOneNamespaceArrayAndElementsParseInItsScope() throws {
+        let first = try parser.parseHeader(
+            Array("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' id='a'>".utf8))
+        let second = try StanzaParser().parseHeader(
+            Array("<stream:stream xmlns:stream='http://etherx.jabber.org/streams' xmlns='jabber:client' id='b'>".utf8))
+        let other = try parser.parseHeader(Array("<s:stream xmlns:s='http://etherx.jabber.org/streams' xmlns='jabber:client'>".utf8))
+        // Order matters to the comparison: the second declares them the other way round, so it keeps its own.
+        #expect(
+            first.namespaces.withUnsafeBufferPointer { $0.baseAddress }
+                == StanzaParser.clientStreamNamespaces.withUnsafeBufferPointer { $0.baseAddress })
+        #expect(second.namespaces.count == 2 && second.namespaces != first.namespaces)
+        #expect(other.namespaces != first.namespaces)
+        let message = try parser.parseElement(Array("<message to='x'><stream:error/></message>".utf8), inScopeOf: first.namespaces)
+        #expect(message.namespace == XMPPNamespace.client)
+        #expect(message.firstChild(named: "error")?.namespace == XMPPNamespace.streams, "the stream prefix is in scope")
+        #expect(
+            try parser.parseElement(Array("<message to='x'/>".utf8), in: first)
+                == parser.parseElement(Array("<message to='x'/>".utf8), inScopeOf: first.namespaces))
+    }
+
     @Test func headerWithOtherPrefixAndNoDefaultNamespace() throws {
         let header = try parser.parseHeader(Array("<s:stream xmlns:s='http://etherx.jabber.org/streams' version='1.0'>".utf8))
         #expect(header.qualifiedName == "s:stream")

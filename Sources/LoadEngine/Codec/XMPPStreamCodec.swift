@@ -47,7 +47,9 @@ final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
     private let parser: StanzaParser
     private let scratch: OutboundScratch
     private var framer: XMLStreamFramer
-    private var header: StreamHeader?
+    /// The current stream header's namespace declarations (nil before it, and after a restart): all the
+    /// elements need of it, and 8 bytes per connection where the whole header would be ~100.
+    private var namespaces: [XMLNamespaceDeclaration]?
     private var failed = false
 
     /// `parser` and `scratch` are the event loop's, shared by its connections.
@@ -60,7 +62,7 @@ final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
     /// The next unit the server sends must be a new stream header.
     func restart() {
         framer.restart()
-        header = nil
+        namespaces = nil
     }
 
     // MARK: - Inbound
@@ -79,15 +81,15 @@ final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
             case .streamOpen(let bytes):
                 do {
                     let parsed = try parser.parseHeader(bytes)
-                    header = parsed
+                    namespaces = parsed.namespaces
                     context.fireChannelRead(wrapInboundOut(.opened(parsed)))
                 } catch {
                     return fail(context: context, error)
                 }
             case .element(let bytes):
-                guard let header else { return fail(context: context, SessionError.noStreamHeader) }
+                guard let namespaces else { return fail(context: context, SessionError.noStreamHeader) }
                 let element: XMLElement
-                do { element = try parser.parseElement(bytes, in: header) } catch {
+                do { element = try parser.parseElement(bytes, inScopeOf: namespaces) } catch {
                     return fail(context: context, error)
                 }
                 context.fireChannelRead(wrapInboundOut(.element(element)))

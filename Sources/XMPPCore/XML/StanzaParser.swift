@@ -135,17 +135,32 @@ public final class StanzaParser {
             header.namespaces.append(XMLNamespaceDeclaration(prefix: prefix, uri: XMPPNamespace.interned(uri)))
             declaration = current.pointee.next
         }
+        // Nearly every server declares exactly these: share one array's storage rather than keep a copy
+        // per connection for as long as its stream lives.
+        if header.namespaces == Self.clientStreamNamespaces { header.namespaces = Self.clientStreamNamespaces }
         return header
     }
+
+    /// `xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'`, the declarations of a
+    /// client stream's header, as one shared array.
+    static let clientStreamNamespaces = [
+        XMLNamespaceDeclaration(prefix: "", uri: XMPPNamespace.client),
+        XMLNamespaceDeclaration(prefix: "stream", uri: XMPPNamespace.streams),
+    ]
 
     /// Parses one complete depth-1 element with `header`'s namespace declarations in scope.
     ///
     /// - Throws: `XMPPStreamError` of kind `xml-malformed` (libxml2's message, or not exactly one
     ///   element) or `xml-restricted` (comment, processing instruction, entity reference).
     public func parseElement(_ bytes: [UInt8], in header: StreamHeader) throws(XMPPStreamError) -> XMLElement {
+        try parseElement(bytes, inScopeOf: header.namespaces)
+    }
+
+    /// Parses one complete depth-1 element with `namespaces` in scope; see `parseElement(_:in:)`.
+    public func parseElement(_ bytes: [UInt8], inScopeOf namespaces: [XMLNamespaceDeclaration]) throws(XMPPStreamError) -> XMLElement {
         let element: Result<XMLElement, XMPPStreamError> = bytes.withUnsafeBytes { raw in
             do throws(XMPPStreamError) {
-                return .success(try parseElement(raw, in: header))
+                return .success(try parseElement(raw, inScopeOf: namespaces))
             } catch {
                 return .failure(error)
             }
@@ -155,9 +170,17 @@ public final class StanzaParser {
 
     /// Parses one complete depth-1 element; see `parseElement(_:in:)` taking an array.
     public func parseElement(_ bytes: UnsafeRawBufferPointer, in header: StreamHeader) throws(XMPPStreamError) -> XMLElement {
-        if header.namespaces != wrapperNamespaces {
-            wrapperNamespaces = header.namespaces
-            prefixPatterns = header.namespaces.map { declaration in
+        try parseElement(bytes, inScopeOf: header.namespaces)
+    }
+
+    /// Parses one complete depth-1 element with `namespaces` (a stream header's declarations, which is
+    /// all of the header a stream's elements need; a codec keeps just these) in scope.
+    public func parseElement(
+        _ bytes: UnsafeRawBufferPointer, inScopeOf namespaces: [XMLNamespaceDeclaration]
+    ) throws(XMPPStreamError) -> XMLElement {
+        if namespaces != wrapperNamespaces {
+            wrapperNamespaces = namespaces
+            prefixPatterns = namespaces.map { declaration in
                 declaration.prefix.isEmpty || declaration.prefix == "xml" ? [] : Array((declaration.prefix + ":").utf8)
             }
             wrapperSelection = nil
