@@ -85,7 +85,7 @@ final class WebSocketConnector {
                 }
             },
             upgraded: { channel in
-                let codec = XMPPWebSocketCodec(parser: parser)
+                let codec = XMPPWebSocketCodec(parser: parser, scratch: loop.outboundScratch)
                 try channel.pipeline.syncOperations.addHandlers(
                     codec, SessionChannelHandler(user: user, codec: codec, byteCounter: counter))
             })

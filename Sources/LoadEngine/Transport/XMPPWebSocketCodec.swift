@@ -31,11 +31,14 @@ final class XMPPWebSocketCodec: ChannelDuplexHandler, StreamRestarting {
     private static let messageScope = StreamHeader()
 
     private let parser: StanzaParser
+    private let scratch: OutboundScratch
     private var failed = false
     private var closeSent = false
 
-    init(parser: StanzaParser) {
+    /// `parser` and `scratch` are the event loop's, shared by its connections.
+    init(parser: StanzaParser, scratch: OutboundScratch) {
         self.parser = parser
+        self.scratch = scratch
     }
 
     func restart() {}
@@ -109,21 +112,21 @@ final class XMPPWebSocketCodec: ChannelDuplexHandler, StreamRestarting {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(128)
-        switch unwrapOutboundIn(data) {
-        case .header(let domain):
-            Self.openElement(to: domain).serialize(into: &bytes, parentNamespace: "")
-        case .element(let element):
-            // Each message declares its namespace (RFC 7395 §3.3.3): no parent namespace.
-            element.serialize(into: &bytes, parentNamespace: "")
-        case .raw(let text):
-            bytes.append(contentsOf: text.utf8)
-        case .close:
-            XMLElement("close", namespace: Self.framingNamespace).serialize(into: &bytes, parentNamespace: "")
+        let output = unwrapOutboundIn(data)
+        let message = scratch.encode(allocator: context.channel.allocator) { bytes in
+            switch output {
+            case .header(let domain):
+                Self.openElement(to: domain).serialize(into: &bytes, parentNamespace: "")
+            case .element(let element):
+                // Each message declares its namespace (RFC 7395 §3.3.3): no parent namespace.
+                element.serialize(into: &bytes, parentNamespace: "")
+            case .raw(let text):
+                bytes.append(contentsOf: text.utf8)
+            case .close:
+                XMLElement("close", namespace: Self.framingNamespace).serialize(into: &bytes, parentNamespace: "")
+            }
         }
-        let frame = WebSocketFrame(
-            fin: true, opcode: .text, maskKey: .random(), data: context.channel.allocator.buffer(bytes: bytes))
+        let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: message)
         context.write(wrapOutboundOut(frame), promise: promise)
     }
 
