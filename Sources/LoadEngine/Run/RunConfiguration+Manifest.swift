@@ -1,16 +1,39 @@
+import Foundation
 import LoadProfile
 import LoadResults
 
 extension RunConfiguration {
     /// Every flag as parsed, for the manifest; the password is deliberately left out.
     var recordedSettings: RunSettings {
-        RunSettings(
+        var settings = RunSettings(
             host: host, port: port, domain: domain, accounts: "\(accounts.lowerBound)-\(accounts.upperBound)",
             accountPrefix: accountPrefix, tls: tls?.rawValue, insecure: insecure, sasl: mechanism?.name,
             outputDirectory: outputDirectory, intervalSeconds: interval.seconds,
             maxLatenessSeconds: maxArrivalLateness.seconds, connectTimeoutSeconds: connectTimeout.seconds,
             messageGraceSeconds: messageGrace.seconds, metricsPort: metricsPort, eventLoops: eventLoops,
             segment: segment.description)
+        let all = endpoints.isEmpty ? [WeightedEndpoint(host: host, port: port)] : endpoints
+        settings.endpoints = all.map(\.description)
+        settings.transports = Set(all.map(\.transport.name)).sorted()
+        settings.accountCount = recordedExtras.wholeRunAccounts ?? accounts.count
+        settings.variables = recordedExtras.variables
+        settings.reconnectAttempts = reconnectAttempts
+        settings.churnPerSecond = churnRate
+        settings.writeStallSeconds = writeStallTimeout.seconds
+        settings.sourceAddresses = sourceAddresses?.description
+        settings.metricsHost = metricsHost
+        settings.startAt = startAt.map { ISO8601DateFormatter().string(from: $0) }
+        settings.runIDSource = recordedExtras.runIDSource
+        settings.thresholds = recordedExtras.thresholds
+        settings.warmupSeconds = recordedExtras.warmupSeconds
+        settings.abortOnFail = recordedExtras.abortOnFail
+        settings.dns = recordedExtras.dns
+        settings.limits = [
+            "max-element-size": xmlLimits.maxElementBytes, "max-buffered": xmlLimits.maxBufferedBytes,
+            "max-depth": xmlLimits.maxDepth, "max-attributes": xmlLimits.maxAttributesPerElement,
+            "max-header-namespaces": xmlLimits.maxHeaderNamespaces, "max-scram-iterations": maxSCRAMIterations,
+        ]
+        return settings
     }
 }
 

@@ -71,6 +71,22 @@ public struct RunConfiguration: Sendable {
     /// `--label` and `--tag key=value`: recorded in the manifest for `compare`.
     public var label: String?
     public var tags: [String: String] = [:]
+    /// What the manifest's `settings` records beyond the fields above: the `--var` overrides, every
+    /// threshold's text, `--warmup`, `--abort-on-fail`, `--dns`, where the run id came from and the
+    /// whole run's account count. Never read by the engine.
+    public var recordedExtras = RecordedExtras()
+
+    /// Settings that only the manifest needs (see `recordedExtras`).
+    public struct RecordedExtras: Sendable {
+        public var variables: [String: String] = [:]
+        public var thresholds: [String] = []
+        public var warmupSeconds: Double = 0
+        public var abortOnFail = false
+        public var dns: String?
+        public var runIDSource = "generated"
+        public var wholeRunAccounts: Int?
+        public init() {}
+    }
 
     public init(
         host: String, port: Int, domain: String, accounts: ClosedRange<Int>, accountPrefix: String = "user",

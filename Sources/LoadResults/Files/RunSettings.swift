@@ -21,6 +21,41 @@ public struct RunSettings: Codable, Sendable, Equatable {
     public var eventLoops: Int
     /// `i/N`.
     public var segment: String
+    // The keys below were added in 0.2; nil in older manifests.
+    /// Every endpoint of the run as `--server` would name it (`host:port,weight=W` or a URL).
+    public var endpoints: [String]?
+    /// The transports the endpoints use (`tcp`, `websocket`, `bosh`), sorted, each once.
+    public var transports: [String]?
+    /// Accounts in the whole run (all segments) and in this generator's share.
+    public var accountCount: Int?
+    /// `--var KEY=VALUE` overrides of the profiles' `variables:` (empty: none).
+    public var variables: [String: String]?
+    /// `--reconnect N` (nil: the profiles' `reconnect:`).
+    public var reconnectAttempts: Int?
+    /// Churn in sessions per second across the whole run (`--churn` or the file's `churn:`; nil: none).
+    public var churnPerSecond: Double?
+    /// `--write-stall`, seconds.
+    public var writeStallSeconds: Double?
+    /// `--source` addresses (nil: the kernel chooses).
+    public var sourceAddresses: String?
+    /// `--metrics-host`.
+    public var metricsHost: String?
+    /// `--start-at` as RFC 3339 (nil: at once).
+    public var startAt: String?
+    /// Where the run's id came from: `run-id` (given), `plan` (derived from the plan of a segmented
+    /// run) or `generated` (a run of one generator).
+    public var runIDSource: String?
+    /// Every threshold judged (the profile's and `--threshold`'s), as written.
+    public var thresholds: [String]?
+    /// `--warmup`, seconds.
+    public var warmupSeconds: Double?
+    /// `--abort-on-fail`.
+    public var abortOnFail: Bool?
+    /// `--dns` (nil: /etc/resolv.conf's).
+    public var dns: String?
+    /// The hardening limits (`--max-element-size` …, `--max-scram-iterations`), by flag name.
+    public var limits: [String: Int]?
+    /// `--label` and `--tag`s are in the manifest's own `label` and `tags`.
 
     enum CodingKeys: String, CodingKey {
         case host, port, domain, accounts
@@ -33,7 +68,20 @@ public struct RunSettings: Codable, Sendable, Equatable {
         case messageGraceSeconds = "message_grace_s"
         case metricsPort = "metrics_port"
         case eventLoops = "event_loops"
-        case segment
+        case segment, endpoints, transports
+        case accountCount = "account_count"
+        case variables = "vars"
+        case reconnectAttempts = "reconnect"
+        case churnPerSecond = "churn_per_s"
+        case writeStallSeconds = "write_stall_s"
+        case sourceAddresses = "source"
+        case metricsHost = "metrics_host"
+        case startAt = "start_at"
+        case runIDSource = "run_id_source"
+        case thresholds
+        case warmupSeconds = "warmup_s"
+        case abortOnFail = "abort_on_fail"
+        case dns, limits
     }
 
     public init(
