@@ -34,7 +34,7 @@ struct CheckCommand: ParsableCommand {
     func run() throws {
         var problems = 0
         var flagProblems: [String] = []
-        _ = RunCommand.parseThresholds(thresholds, problems: &flagProblems)
+        let flagThresholds = RunCommand.parseThresholds(thresholds, problems: &flagProblems)
         var overrides = VariableOverrides.none
         do { overrides = try VariableOverrides(parsing: variables) } catch { flagProblems += error.messages }
         if !flagProblems.isEmpty {
@@ -54,6 +54,12 @@ struct CheckCommand: ParsableCommand {
                 _ = try definition.serverEndpoints()
                 let transportProblems = ProfileEndpoints.problems(of: definition)
                 guard transportProblems.isEmpty else { throw ProfileErrors(problems: transportProblems) }
+                // A --threshold on a metric this profile cannot record is a problem of this file.
+                let metricProblems = RunCommand.thresholdMetricProblems(flagThresholds, definition: definition)
+                guard metricProblems.isEmpty else {
+                    let start = SourceLocation(file: path, line: 1, column: 1)
+                    throw ProfileErrors(problems: metricProblems.map { ProfileProblem(location: start, message: $0) })
+                }
                 let names = definition.profiles.map(\.profile.name).joined(separator: ", ")
                 let steps = definition.profiles.map { $0.profile.steps.count }.reduce(0, +)
                 let rules =

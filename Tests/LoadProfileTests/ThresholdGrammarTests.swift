@@ -170,4 +170,50 @@ import Testing
             #expect(error.problems.map(\.message) == ["thresholds must be a list"])
         }
     }
+
+    /// A threshold on a metric the run cannot record (a typo) is a problem when the profile is
+    /// read, at the threshold's file:line:column, with a did-you-mean — never a rule judged `no-data`.
+    @Test func unknownMetricsAreProblemsWithADidYouMean() throws {
+        do {
+            _ = try ProfileLoader.load(
+                yaml: """
+                    name: soak
+                    steps:
+                      - login
+                      - roster: get
+                      - repeat: {count: 2, steps: [ping]}
+                      - logout
+                    thresholds:
+                      - logn.p99 < 500ms
+                      - 'trend(mesage.p99) < 5%/h'
+                      - roster.get.p90 < 1s
+                      - iq.ping.p99 < 1s
+                      - login.sasl.p99 < 1s
+                      - errors.rate < 1%
+                    """, file: "soak.yaml")
+            Issue.record("loaded")
+        } catch {
+            let lines = error.problems.map { "\($0.location): \($0.message)" }
+            #expect(
+                lines == [
+                    "soak.yaml:8:5: threshold 'logn.p99 < 500ms': unknown metric 'logn'",
+                    "soak.yaml:9:6: threshold 'trend(mesage.p99) < 5%/h': unknown metric 'mesage'",
+                ], "\(lines)")
+            #expect(error.problems.first?.hint?.hasPrefix("did you mean 'login'?") == true)
+            #expect(error.problems.last?.hint?.hasPrefix("did you mean 'message'?") == true)
+        }
+    }
+
+    @Test func theCatalogHoldsTheEngineMetricsAndEveryStepName() throws {
+        let definition = try ProfileLoader.load(
+            yaml: "name: x\nsteps: [login, {roster: get}, {choose: [{weight: 1, steps: [ping]}]}, logout]\n", file: "x.yaml")
+        let catalog = MetricCatalog(definition)
+        for name in ["login", "login.connect", "login.bind", "message", "keepalive.ping", "bosh.poll", "roster.get", "iq.ping"] {
+            #expect(catalog.names.contains(name), "\(name)")
+        }
+        #expect(catalog.problem(with: try Threshold.parse("login.p99 < 1s")) == nil)
+        #expect(catalog.problem(with: try Threshold.parse("errors.rate < 1%")) == nil)
+        #expect(catalog.problem(with: try Threshold.parse("logn.p99 < 1s"))?.hint.hasPrefix("did you mean 'login'?") == true)
+        #expect(catalog.problem(with: try Threshold.parse("zzzzzz.p99 < 1s"))?.hint.hasPrefix("known: ") == true)
+    }
 }

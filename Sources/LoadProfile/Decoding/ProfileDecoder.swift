@@ -221,15 +221,18 @@ struct ProfileDecoder {
                 problem(root[key], "'\(key)' has no effect in a mix file", hint: "put it in the profiles the mix lists")
             }
             let profiles = decodeMix(mixNode, depth: depth)
+            if let profiles { checkThresholdMetrics(thresholds, profiles: profiles) }
             return profiles.map {
                 RunDefinition(
-                    profiles: $0, plan: plan, thresholds: thresholds, servers: servers, variables: variables, churn: churn,
+                    profiles: $0, plan: plan, thresholds: thresholds.map(\.threshold), servers: servers, variables: variables, churn: churn,
                     source: file)
             }
         }
         guard let profile = decodeProfile(root, variables: variables) else { return nil }
+        let profiles = [WeightedProfile(weight: 1, profile: profile, path: file, bytes: bytes)]
+        checkThresholdMetrics(thresholds, profiles: profiles)
         return RunDefinition(
-            profiles: [WeightedProfile(weight: 1, profile: profile, path: file, bytes: bytes)], plan: plan, thresholds: thresholds,
+            profiles: profiles, plan: plan, thresholds: thresholds.map(\.threshold),
             servers: servers, variables: variables, churn: churn, source: file)
     }
 
@@ -373,27 +376,7 @@ struct ProfileDecoder {
         }
     }
 
-    static func closest(to word: String, in candidates: [String]) -> String? {
-        let scored = candidates.map { ($0, distance(word.lowercased(), $0.lowercased())) }.min { $0.1 < $1.1 }
-        guard let (best, score) = scored, score <= max(2, word.count / 3) else { return nil }
-        return best
-    }
-
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
-    }
+    static func closest(to word: String, in candidates: [String]) -> String? { Spelling.closest(to: word, in: candidates) }
 
     static func format(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
