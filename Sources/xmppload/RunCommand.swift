@@ -31,9 +31,10 @@ struct RunCommand: AsyncParsableCommand {
               --threshold 'trend(message.p99) < 5%/h' --warmup 5m --abort-on-fail
             Exit codes:
               0    the load ran and every threshold passed (or there were none)
-              1    the run did not work: no session logged in, the server was
-                   unreachable at start, or results could not be written
-                   (one line on stderr says why)
+              1    the run did not work: no session completed its profile
+                   (none logged in, or every one failed after login), the
+                   server was unreachable at start, or results could not be
+                   written (one line on stderr says why)
               2    usage or profile error (every problem listed)
               99   a threshold failed (the run completed, or --abort-on-fail
                    stopped it early)
@@ -386,9 +387,17 @@ struct RunCommand: AsyncParsableCommand {
             problems += error.messages
         }
         let flagThresholds = Self.parseThresholds(thresholds, problems: &problems)
+        problems += Self.thresholdMetricProblems(flagThresholds, definition: definition)
         let warmupValue = LoadFlags.duration(warmup, flag: "--warmup", problems: &problems) ?? .zero
         let limits = hardening.resolve(problems: &problems)
         HardeningOptions.checkCredentials(password: resolvedPassword, accountPrefix: accountPrefix, problems: &problems)
+        // No default password: a run that guessed one would log in as nobody meant it to.
+        let anonymousOnly =
+            mechanism == .anonymous || definition.profiles.allSatisfy { $0.profile.login.mechanism == .anonymous }
+        if resolvedPassword == nil && !anonymousOnly {
+            problems.append(
+                "no password given: use --password-file FILE, XMPPLOAD_PASSWORD or --password PW (or --server-env FILE that sets XMPPLOAD_PASSWORD)")
+        }
         guard problems.isEmpty, let plan = requestedPlan else {
             throw ValidationError(problems.joined(separator: "\n"))
         }
@@ -398,7 +407,7 @@ struct RunCommand: AsyncParsableCommand {
         let interactive = !plain && isatty(STDOUT_FILENO) != 0
         var configuration = RunConfiguration(
             host: endpoints.first?.host ?? "", port: endpoints.first?.port ?? 0, domain: domain, accounts: range!, accountPrefix: accountPrefix,
-            password: resolvedPassword ?? "secret", tls: tlsPolicy, insecure: insecure,
+            password: resolvedPassword ?? "", tls: tlsPolicy, insecure: insecure,
             mechanism: mechanism, outputDirectory: output, interval: intervalValue,
             maxArrivalLateness: latenessValue, metricsPort: metricsPort, messageGrace: graceValue,
             eventLoops: loops ?? ProcessInfo.processInfo.activeProcessorCount,
@@ -422,10 +431,29 @@ struct RunCommand: AsyncParsableCommand {
         let evaluator = VerdictEvaluator(
             rules: (definition.thresholds + flagThresholds).map(VerdictRule.init),
             warmup: warmupValue.seconds, loadEnd: plan.stopAfter?.seconds,
-            targetSessions: Self.targetUsers(plan))
+            targetSessions: Self.targetUsers(plan), rampEnd: Self.rampEnd(plan),
+            planned: Self.plannedWork(plan: plan, definition: definition, segment: segmentValue),
+            segmented: segmentValue.count > 1)
+        let identity = RunIdentity.resolve(
+            given: runId, definition: definition, plan: plan, accounts: accountsText, segment: segmentValue, startAt: startDate,
+            startAtIsAbsolute: !(startAt ?? "").hasPrefix("+"), variables: variables)
+        if let warning = identity.warning { FileHandle.standardError.write(Data("xmppload: warning: \(warning)\n".utf8)) }
+        var extras = RunConfiguration.RecordedExtras()
+        extras.variables = Dictionary(
+            variables.compactMap { text in
+                let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+            }, uniquingKeysWith: { $1 })
+        extras.thresholds = (definition.thresholds + flagThresholds).map(\.text)
+        extras.warmupSeconds = warmupValue.seconds
+        extras.abortOnFail = abortOnFail
+        extras.dns = dns
+        extras.runIDSource = identity.source.rawValue
+        extras.wholeRunAccounts = Self.parseRange(accountsText)?.count
+        configuration.recordedExtras = extras
         return ResolvedOptions(
             configuration: configuration, plan: plan, evaluator: evaluator, definition: definition,
-            runID: runId)
+            runID: identity.id)
     }
 
     /// One line per profile whose `transport:` has no endpoint among `endpoints`; with none (DNS SRV
@@ -450,6 +478,41 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         return parsed
+    }
+
+    /// One line per `--threshold` on a latency metric `definition` cannot record (a typo such as
+    /// `logn.p99`), with a did-you-mean.
+    static func thresholdMetricProblems(_ thresholds: [Threshold], definition: RunDefinition) -> [String] {
+        let catalog = MetricCatalog(definition)
+        return thresholds.compactMap { threshold in
+            catalog.problem(with: threshold).map { "--threshold '\(threshold.text)': \($0.message) (\($0.hint))" }
+        }
+    }
+
+    /// Seconds since the start when the plan's last ramp ends (a closed phase's `ramp`, a ramping
+    /// phase's whole length); nil when no phase ramps. Trends are judged only after it.
+    static func rampEnd(_ plan: LoadPlan) -> Double? {
+        var elapsed = 0.0
+        var end: Double?
+        for phase in plan.phases {
+            switch phase.model {
+            case .closed(_, let ramp) where ramp > .zero: end = elapsed + ramp.seconds
+            case .rampingUsers, .openRamping: end = elapsed + phase.duration.seconds
+            default: break
+            }
+            elapsed += phase.duration.seconds
+        }
+        return end
+    }
+
+    /// What the plan asks of this segment: its share of the schedule's arrivals, and the messages
+    /// they send when the profiles send a fixed number (nil with sends until the load stops).
+    static func plannedWork(plan: LoadPlan, definition: RunDefinition, segment: Segment) -> PlannedWork {
+        let arrivals = ArrivalSchedule(plan: plan).totalArrivals
+        let sessions = segment.arrivals(before: arrivals)
+        let shape = PlanReport.SessionShape(definition: definition)
+        let messages = shape.sustainedMessagesPerSecond > 0 ? nil : Int((shape.messages * Double(sessions)).rounded())
+        return PlannedWork(sessions: sessions, messages: messages)
     }
 
     /// The users a closed plan aims at (the largest phase's), for `sessions.online >= 95%`; nil for open plans.

@@ -13,8 +13,9 @@ struct XMPPLoad: AsyncParsableCommand {
         discussion: """
             Exit codes:
               0    success (run: the load ran and every threshold passed)
-              1    the command could not do its job (run: no session logged in, the
-                   server was unreachable at start, results could not be written)
+              1    the command could not do its job (run: no session completed its
+                   profile, the server was unreachable at start, results could not
+                   be written)
               2    usage or profile error (every problem listed)
               3, 4 compare: a metric regressed / the runs are not comparable
               99   run: a threshold failed

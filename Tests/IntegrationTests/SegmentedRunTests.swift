@@ -23,12 +23,12 @@ import Testing
     static let sessions = 30
     static let messagesPerSession: UInt64 = 4
 
-    static func arguments(server: LocalServer, profile: String, out: String, runID: String) -> [String] {
+    static func arguments(server: LocalServer, profile: String, out: String, runID: String?) -> [String] {
         [
             "run", profile, "--server", "127.0.0.1:\(server.port)", "--domain", "load.test",
             "--accounts", "1-\(sessions)", "--password", "secret", "--sessions", String(sessions), "--ramp", "2s",
-            "--insecure", "--plain", "--interval", "1s", "--seed", "7", "--run-id", runID, "--out", out,
-        ]
+            "--insecure", "--plain", "--interval", "1s", "--seed", "7", "--out", out,
+        ] + (runID.map { ["--run-id", $0] } ?? [])
     }
 
     /// `report DIR…` as JSON, read back as a summary.
@@ -50,13 +50,15 @@ import Testing
         let profile = "\(base)/crossgen.yaml"
         try Data(Self.profile.utf8).write(to: URL(fileURLWithPath: profile))
 
-        // Three generators of one run, started together.
+        // Three generators of one run, started together at one absolute --start-at and no --run-id:
+        // each derives the same run id from the plan, so their stamped messages count across them.
         let segmented = (0..<3).map { "\(base)/segment-\($0)" }
+        let startAt = ISO8601DateFormatter().string(from: Date().addingTimeInterval(4))
         let children = try (0..<3).map { index in
             try ChildProcess.spawn(
                 CommandLineTests.binary,
-                Self.arguments(server: server, profile: profile, out: segmented[index], runID: "gens-split")
-                    + ["--segment", "\(index)/3", "--start-at", "+3s"])
+                Self.arguments(server: server, profile: profile, out: segmented[index], runID: nil)
+                    + ["--segment", "\(index)/3", "--start-at", startAt])
         }
         defer { children.forEach { $0.removeLog() } }
         for child in children {
@@ -68,13 +70,16 @@ import Testing
         #expect(single.status == 0, "\(single.output)")
 
         // Each generator ran its third, on its block of the accounts; together they are the whole range.
+        let derivedID = try ResultsDirectory(path: segmented[0]).readManifest().runID
+        #expect(derivedID.hasPrefix("plan-"), "\(derivedID)")
         for (index, accounts) in ["user1-10", "user11-20", "user21-30"].enumerated() {
             let directory = ResultsDirectory(path: segmented[index])
             let summary = try directory.readSummary()
             #expect(summary.sessions.started == 10 && summary.sessions.loggedIn == 10, "segment \(index): \(summary.sessions)")
             #expect(summary.ledger?.segments == [index] && summary.ledger?.segmentCount == 3)
             let manifest = try directory.readManifest()
-            #expect(manifest.segment == "\(index)/3" && manifest.accounts == accounts && manifest.runID == "gens-split")
+            #expect(manifest.segment == "\(index)/3" && manifest.accounts == accounts && manifest.runID == derivedID)
+            #expect(manifest.settings?.runIDSource == "plan")
         }
         #expect(try ResultsDirectory(path: whole).readManifest().accounts == "user1-30")
 
@@ -97,7 +102,7 @@ import Testing
         #expect(ledger.segments == [0, 1, 2])
         #expect(ledger.delivered == total && ledger.lost == 0)
         #expect(ledger.crossed > 0 && ledger.crossed < total, "\(ledger)")
-        #expect(merged.runID == "gens-split")
+        #expect(merged.runID == derivedID)
 
         // Each generator measured its clock against the server's XEP-0202 time (Prosody answers whole
         // seconds). Generators and server share this machine's clock: the true offset is 0, and it

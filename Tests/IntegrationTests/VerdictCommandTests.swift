@@ -39,7 +39,7 @@ import Glibc
         let result = try CommandLineTests.xmppload(
             [
                 "run", "profiles/login.yaml", "--server", "127.0.0.1:\(port)",
-                "--domain", "load.test", "--sessions", "5", "--ramp", "1s",
+                "--domain", "load.test", "--password", "unused", "--sessions", "5", "--ramp", "1s",
                 "--tls", "none", "--out", out, "--interval", "1s",
             ], timeout: 90)
         #expect(result.status == 1, "\(result.output)")
@@ -133,10 +133,78 @@ import Glibc
         #expect(summary.verdict?.kind == .cutShort)
         #expect(summary.sessions.loggedIn == 10)
         #expect(summary.durationSeconds < 300)
-        #expect(summary.thresholds?.first?.status == .fail)
+        // The profile's own `sessions.failed == 0` passes; the flag's rule (last) failed.
+        #expect(summary.thresholds?.last?.status == .fail && summary.thresholds?.last?.threshold == "sessions.online > 10")
         // The intervals after the warm-up exist and every line decodes.
         let intervals = try directory.readIntervals()
         #expect(intervals.contains { $0.start >= 2 })
+    }
+
+    /// Issue 25's run verdict against the real server: a profile whose sessions all log in and then
+    /// fail is no "ran-as-planned" (exit 1, the failure named); a mistyped threshold and a missing
+    /// password are usage errors (exit 2) before anything connects.
+    @Test(.timeLimit(.minutes(3)))
+    func sessionsThatAllFailAfterLoginExitOneWithTheFailureNamed() throws {
+        let server = try LocalServer.start(accounts: 10)
+        defer { server.stop() }
+        let profile = Self.temporaryPath("fail-after-login") + ".yaml"
+        // A ping to a full JID nobody has: the server answers service-unavailable and the step fails.
+        try """
+        name: fail-after-login
+        steps:
+          - login
+          - ping: {to: nobody@\(server.domain)/gone}
+          - logout
+        """.write(toFile: profile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: profile) }
+        let out = Self.temporaryPath("fail-after-login")
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let common = [
+            "--server", "127.0.0.1:\(server.port)", "--domain", server.domain, "--accounts", "1-10", "--sessions", "10",
+            "--ramp", "1s", "--insecure", "--interval", "1s",
+        ]
+        let result = try CommandLineTests.xmppload(["run", profile] + common + ["--password", server.password, "--out", out])
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.output.contains("verdict: no-session-completed"), "\(result.output)")
+        #expect(result.output.contains("xmppload: no session completed its profile: 10 of 10 logged in, 10 failed ("), "\(result.output)")
+        let summary = try ResultsDirectory(path: out).readSummary()
+        #expect(summary.stopReason == "no-session-completed")
+        #expect(summary.verdict?.work?.sessionsFailed == 10 && summary.verdict?.work?.sessionsCompleted == 0)
+        #expect(summary.errorRate == 1)
+
+        // A misspelled metric: exit 2 with a did-you-mean, nothing run.
+        let typo = try CommandLineTests.xmppload(
+            ["run", "profiles/login.yaml"] + common + ["--password", server.password, "--threshold", "logn.p99<500ms", "--out", out + "-typo"])
+        #expect(typo.status == 2, "\(typo.output)")
+        #expect(typo.output.contains("--threshold 'logn.p99<500ms': unknown metric 'logn' (did you mean 'login'?"), "\(typo.output)")
+        #expect(!FileManager.default.fileExists(atPath: out + "-typo/manifest.json"))
+
+        // No password anywhere: exit 2 naming the three ways to give one, never a guessed "secret".
+        let missing = try CommandLineTests.xmppload(["run", "profiles/login.yaml"] + common + ["--out", out + "-nopw"])
+        #expect(missing.status == 2, "\(missing.output)")
+        #expect(missing.output.contains("no password given: use --password-file FILE, XMPPLOAD_PASSWORD or --password PW"), "\(missing.output)")
+    }
+
+    /// A minute of steady load judges no trend: too short after the ramp, said so, nothing "drifts".
+    @Test(.timeLimit(.minutes(3)))
+    func aOneMinuteRunMarksNoTrend() throws {
+        let server = try LocalServer.start(accounts: 20)
+        defer { server.stop() }
+        let out = Self.temporaryPath("minute")
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try CommandLineTests.xmppload([
+            "run", "profiles/idle.yaml", "--server", "127.0.0.1:\(server.port)", "--domain", server.domain,
+            "--accounts", "1-20", "--password", server.password, "--sessions", "20", "--ramp", "10s", "--duration", "60s",
+            "--insecure", "--interval", "2s", "--out", out,
+        ])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(!result.output.contains("drifts"), "\(result.output)")
+        #expect(result.output.contains("trends: too short to judge trends"), "\(result.output)")
+        let summary = try ResultsDirectory(path: out).readSummary()
+        #expect(summary.findings?.isEmpty != false)
+        #expect(summary.trendsNote?.hasPrefix("too short to judge trends") == true)
+        #expect(summary.verdict?.kind == .ranAsPlanned, "\(summary.verdict?.reason ?? "")")
+        #expect(summary.outages?.isEmpty != false)
     }
 
     @Test func checkValidatesThresholdsInTheProfileAndOnTheCommandLine() throws {

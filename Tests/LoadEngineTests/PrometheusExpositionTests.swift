@@ -89,4 +89,16 @@ import Testing
         }
         #expect(Set(PrometheusMetric.allCases.map(\.name)).count == PrometheusMetric.allCases.count)
     }
+
+    /// Zero is a value: before the first interval, every counter the Grafana dashboard queries is
+    /// served at 0 (a clean run's error panel shows 0, not "No data").
+    @Test func theFirstScrapeServesEveryCounterAtZero() {
+        let exposition = String(decoding: PrometheusExporter().registry.emitToBuffer(), as: UTF8.self)
+        let lines = Set(exposition.split(separator: "\n").map(String.init))
+        for counter in Counter.allCases {
+            #expect(lines.contains("xmppload_\(counter.name)_total 0"), "\(counter.name)")
+        }
+        #expect(lines.contains { $0.hasPrefix("xmppload_errors_total") && $0.hasSuffix(" 0") }, "\(exposition)")
+        #expect(lines.contains("xmppload_sessions_online 0.0") || lines.contains("xmppload_sessions_online 0"), "\(exposition)")
+    }
 }

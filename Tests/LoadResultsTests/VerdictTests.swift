@@ -7,15 +7,20 @@ import Testing
 /// whose values are known exactly.
 @Suite struct VerdictTests {
     /// One 10 s interval `index` (0-based): `logins` logins at `loginMs` each, `errors` connect-refused or
-    /// timeout errors, `online` sessions online, `rss` bytes.
+    /// timeout errors (each ending its session unless `failed` says otherwise), `completed` sessions
+    /// that ran their profile (default: as many as logged in), `online` sessions online, `rss` bytes.
     static func interval(
         _ index: Int, logins: UInt64 = 10, loginMs: UInt64 = 100, errors: UInt64 = 0,
         errorKind: String = "timeout-login", online: Int64 = 100, rss: UInt64 = 100_000_000,
-        sent: UInt64 = 0, lost: UInt64 = 0, started: UInt64? = nil
+        sent: UInt64 = 0, lost: UInt64 = 0, started: UInt64? = nil, failed: UInt64? = nil, completed: UInt64? = nil,
+        dropped: UInt64 = 0, seconds: Double = 10
     ) -> IntervalSnapshot {
-        var snapshot = IntervalSnapshot(start: Double(index) * 10, end: Double(index + 1) * 10)
+        var snapshot = IntervalSnapshot(start: Double(index) * seconds, end: Double(index + 1) * seconds)
         snapshot.counters[Counter.sessionsStarted.name] = started ?? logins + errors
         snapshot.counters[Counter.sessionsLoggedIn.name] = logins
+        snapshot.counters[Counter.sessionsFailed.name] = failed ?? errors
+        snapshot.counters[Counter.sessionsCompleted.name] = completed ?? logins
+        snapshot.counters[Counter.droppedArrivals.name] = dropped
         snapshot.counters[Counter.messagesSent.name] = sent
         if logins > 0 {
             var histogram = LatencyHistogram()
@@ -63,7 +68,8 @@ import Testing
         #expect(verdict.thresholds[4].value == 60)
         #expect(verdict.thresholds[5].value == 1)
         #expect(!verdict.thresholdsPassed)
-        #expect(verdict.outcome.kind == .ranAsPlanned)
+        // One session failed: the run did not go entirely as planned, yet it worked.
+        #expect(verdict.outcome.kind == .sessionsFailed && !verdict.outcome.failed)
     }
 
     @Test func warmupExcludesItsIntervals() {
@@ -79,13 +85,14 @@ import Testing
     }
 
     @Test func everyWindowMustPassAndTheWorstIsReported() {
-        // 12 intervals of 10 s = 4 windows of 30 s; the third window (60–90 s) has 3 errors in 30 logins.
-        let intervals = (0..<12).map { Self.interval($0, errors: $0 == 7 ? 3 : 0) }
+        // 12 intervals of 10 s = 4 windows of 30 s; the third window (60–90 s) has 3 failed sessions of
+        // the 10 online at its start and the 33 started in it.
+        let intervals = (0..<12).map { Self.interval($0, errors: $0 == 7 ? 3 : 0, online: 10) }
         let rule = VerdictRule(measure: .errorsRate, comparison: .less, bound: 0.05, unit: .fraction, window: 30, text: "errors.rate < 5% over 30s")
         let result = Self.evaluate([rule], intervals).thresholds[0]
         #expect(result.status == .fail)
         #expect(result.windows == 4)
-        #expect(result.worstWindow == ThresholdResult.Window(start: 60, end: 90, value: 3.0 / 33))
+        #expect(result.worstWindow == ThresholdResult.Window(start: 60, end: 90, value: 3.0 / 43))
         // The whole run would pass: 3 errors over 123 sessions started.
         var whole = rule
         whole.window = nil

@@ -18,6 +18,16 @@ final class PrometheusExporter: RunOutput {
     let registry = PrometheusCollectorRegistry()
     static let quantiles: [(label: String, percentile: Double)] = [("0.5", 50), ("0.9", 90), ("0.99", 99), ("0.999", 99.9), ("1", 100)]
 
+    /// Every counter the dashboard queries exists from the first scrape, at 0, so a clean run's
+    /// panels show 0 rather than "No data": each fixed counter, `errors_total` as one series with an
+    /// empty `kind` (Prometheus treats it as no label; the kinds appear beside it as they occur) and
+    /// the session gauges.
+    init() {
+        for counter in Counter.allCases { _ = registry.counter(.counter(counter)) }
+        _ = registry.counter(.errors, "")
+        for gauge in SessionGauge.allCases { registry.gauge(.sessions(gauge)).set(to: 0) }
+    }
+
     func intervalEnded(_ interval: IntervalEnd) throws -> StopReason? {
         update(interval: interval.snapshot, cumulative: interval.cumulative)
         return nil

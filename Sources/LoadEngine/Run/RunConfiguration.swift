@@ -51,12 +51,12 @@ public struct RunConfiguration: Sendable {
     public var writeStallTimeout: Duration = .seconds(30)
     /// … or as soon as this many bytes are queued on a socket that does not drain.
     public var maxBufferedWriteBytes = 1 << 20
-    /// every endpoint of the run (`--server` repeated, `XMPPLOAD_SERVERS`, or
-    /// DNS SRV), each with weight and priority; `host`/`port` above are the first. Not yet used by
-    /// the connect path: pick `WeightedEndpoints(endpoints)!.endpoint(forArrival: n)` per session.
+    /// every endpoint of the run (`--server` repeated, `XMPPLOAD_SERVERS`, or DNS SRV), each with
+    /// weight and priority; `host`/`port` above are the first. Each session draws its endpoint from
+    /// these by its arrival index (`RunEnvironment`).
     public var endpoints: [WeightedEndpoint] = []
     /// `--source`: local addresses outgoing connections bind to, round robin
-    /// (`address(forConnection:)`); nil: the kernel chooses. Not yet used by the connect path.
+    /// (`address(forConnection:)`); nil: the kernel chooses.
     public var sourceAddresses: SourceAddressPool?
     /// `--start-at`: the wall-clock time the load starts (the CLI already
     /// sleeps until then before `LoadRun.run`); for the manifest.

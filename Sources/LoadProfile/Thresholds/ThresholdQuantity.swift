@@ -1,8 +1,8 @@
 /// What a threshold measures: a latency statistic of any timed metric (`login.p99`, `login.sasl.p90`,
 /// `message.max`, a step's name…) or one of the run's counters (`errors.rate`, `messages.lost`…).
 ///
-/// Definitions (docs/PROFILES.md): `errors.rate` is errors ÷ operations, where operations are sessions
-/// started plus steps completed; `messages.loss` is lost ÷ sent; `sessions.online` is the lowest online
+/// Definitions (docs/PROFILES.md): `errors.rate` is sessions that ended with an error ÷ sessions
+/// that could (online at the span's start plus started in it), a proportion (`ErrorRate`); `messages.loss` is lost ÷ sent; `sessions.online` is the lowest online
 /// count of any interval judged, absolute or as a fraction of the plan's target users;
 /// `generator.rss` is the highest resident memory; `generator.cpu` the highest CPU (% of one core).
 public enum ThresholdQuantity: Sendable, Hashable, CustomStringConvertible {

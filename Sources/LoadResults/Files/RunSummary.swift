@@ -155,8 +155,12 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var thresholds: [ThresholdResult]?
     /// Trend findings (login/message p99, error rate, generator RSS) after the warm-up.
     public var findings: [TrendFinding]?
-    /// The run's own verdict (did sessions log in; did the load run as planned).
+    /// The run's own verdict (did the sessions do what the plan asked), with planned against done.
     public var verdict: RunOutcome?
+    /// Why trends were not judged (too short after the warm-up and ramp); nil when they were.
+    public var trendsNote: String?
+    /// Sessions that ended with an error ÷ sessions started, 0…1 (`ErrorRate`).
+    public var errorRate: Double?
     /// chat sends and distinct receipts per sender segment, for reconciling the
     /// generators of a `--segment` run in `report` (absent in older files).
     public var ledger: SegmentLedger?
@@ -187,6 +191,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
         case serviceLatencyMilliseconds = "service_latency_ms"
         case messages, bytes, transports, accounts, rooms, stanzas, errors, folded, generator
         case thresholds, findings, verdict, ledger, clock, outages, nodes, hints
+        case trendsNote = "trends_note"
+        case errorRate = "error_rate"
         case messageLoss = "message_loss"
         case rssTail = "rss_tail"
         case errorExamples = "error_examples"
@@ -239,6 +245,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
         }
         self.stanzas = stanzas
         errors = total.errors
+        errorRate = ErrorRate.proportion(failed: total.counter(.sessionsFailed), started: total.counter(.sessionsStarted))
         folded = total.folded
         errorExamples = total.errorExamples
         generator = Generator(

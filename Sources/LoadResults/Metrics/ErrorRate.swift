@@ -3,8 +3,9 @@
 /// proportion in 0…1 (never above 100 %). Errors that a session survived (a drop it reconnected
 /// from) are counted in `errors` by kind but do not make the session a failed one.
 ///
-/// Over a span whose failures outnumber its starts (an interval in which sessions started earlier
-/// failed), the rate is capped at 1: a window can at worst have every session fail.
+/// Over a window of the run (`over 10m`, a trend's interval) the denominator is the sessions that
+/// could fail in it: those online at its start plus those started in it (`VerdictSpan`). Where only
+/// starts are known and failures outnumber them, the rate is capped at 1.
 public enum ErrorRate {
     /// `failed / started` in 0…1; 0 when nothing started and nothing failed, 1 when sessions failed
     /// but none started in the span.

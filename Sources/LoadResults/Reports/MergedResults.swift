@@ -102,6 +102,7 @@ public struct MergedResults: Sendable {
         // One run's verdict (thresholds, findings, outcome) survives `report`; merged generators have none yet.
         if directories.count == 1, let only = summaries.first {
             (summary.thresholds, summary.findings, summary.verdict) = (only.thresholds, only.findings, only.verdict)
+            summary.trendsNote = only.trendsNote
             summary.clock = only.clock
         }
         summary.ledger = reconciled

@@ -5,7 +5,9 @@ extension HTMLReport {
         guard summary.verdict != nil || summary.thresholds != nil || !(summary.findings ?? []).isEmpty else { return "" }
         var html = "<h2>Verdict</h2>"
         if let outcome = summary.verdict {
-            html += "<p class=\"\(outcome.failed ? "warn" : "meta")\"><b>\(esc(outcome.kind.rawValue))</b> — \(esc(outcome.reason))</p>"
+            let style = outcome.kind == .ranAsPlanned ? "meta" : "warn"
+            html += "<p class=\"\(style)\"><b>\(esc(outcome.kind.rawValue))</b> — \(esc(outcome.reason))</p>"
+            if let work = outcome.work { html += "<p class=\"meta\">\(esc(work.line))</p>" }
         }
         if let thresholds = summary.thresholds, !thresholds.isEmpty {
             html += "<table><tr><th>threshold</th><th>value</th><th>worst window (s)</th><th>result</th></tr>"
@@ -19,9 +21,11 @@ extension HTMLReport {
             }
             html += "</table>"
         }
-        if let findings = summary.findings, !findings.isEmpty {
+        if let note = summary.trendsNote {
+            html += "<p class=\"meta\">trends: \(esc(note))</p>"
+        } else if let findings = summary.findings, !findings.isEmpty {
             html +=
-                "<table><tr><th>trend (after warm-up)</th><th>mean</th><th>slope per hour</th><th>95 % CI per hour</th><th>relative</th><th>drifting up</th></tr>"
+                "<table><tr><th>trend (after warm-up and ramp)</th><th>mean</th><th>slope per hour</th><th>95 % CI per hour</th><th>relative</th><th>drifting up</th></tr>"
             for finding in findings {
                 let unit = finding.unit
                 html +=

@@ -3,8 +3,13 @@
 ///
 /// Rules (docs/RESULTS.md, "Outages"), with `before` the sessions online at the end of the previous
 /// interval and `reference` the open outage's `onlineBefore` (or `before` when none is open):
+/// Outages are the server's: only its connection errors (`isConnectionError`: connects refused or
+/// failed, connections it dropped or closed, stream errors, TLS failures) count. The run's own
+/// timeouts, the profile's planned logouts and the end of the load never make one, even though
+/// online falls with them.
 /// - An interval is *disturbed* when online fell to at most (1 − `dropFraction`) × `before` during it
-///   (`before > 0`), or its connection errors (`isConnectionError`) reached
+///   (`before > 0`) and connection errors account for at least half of the fall, or its connection
+///   errors reached
 ///   max(`minimumErrors`, ⌈`errorFraction` × `reference`⌉) (`reference > 0`) while an outage is open or
 ///   online did not grow during the interval (so a ramp's connect errors start no outage).
 /// - An outage starts at the first disturbed interval and takes in every disturbed interval until it
@@ -78,12 +83,13 @@ public struct OutageFinder: Sendable {
         self.loadEnd = loadEnd
     }
 
-    /// Error kinds that mean a session lost (or could not get) its connection: connect failures,
-    /// resets and closes, stream errors (`stream-system-shutdown` when a server stops), TLS failures,
-    /// keep-alive timeouts, login timeouts and abandoned reconnects.
+    /// Error kinds that mean the server dropped, refused or failed a connection: connect failures,
+    /// resets and closes, stream errors (`stream-system-shutdown` when a server stops) and TLS
+    /// failures. Not the generator's own timeouts (`timeout-*`: login, keep-alive, steps) nor its
+    /// giving up (`reconnect-abandoned`): those follow from a slow server or from the run's settings
+    /// and are errors of their own kind, not outages.
     public static func isConnectionError(_ kind: String) -> Bool {
-        RunOutcome.unreachableKinds.contains(kind) || kind.hasPrefix("connection-") || kind.hasPrefix("stream-")
-            || kind == "tls" || kind == "timeout-keepalive" || kind == "timeout-login" || kind == "reconnect-abandoned"
+        RunOutcome.unreachableKinds.contains(kind) || kind.hasPrefix("connection-") || kind.hasPrefix("stream-") || kind == "tls"
     }
 
     static func connectionErrors(_ interval: IntervalSnapshot) -> UInt64 {
@@ -99,7 +105,12 @@ public struct OutageFinder: Sendable {
         guard let previous else { return }
         let before = previous.online
         let reference = open?.outage.onlineBefore ?? before
-        let fell = before > 0 && Double(online) <= Double(before) * (1 - criteria.dropFraction)
+        // Online falling is the server's doing only when its drops explain the fall: planned
+        // logouts and the run's own timeouts lower online without a connection error.
+        let fall = before - online
+        let fell =
+            before > 0 && Double(online) <= Double(before) * (1 - criteria.dropFraction) && errors > 0
+            && errors * 2 >= UInt64(max(fall, 0))
         let errorLimit = max(criteria.minimumErrors, UInt64((criteria.errorFraction * Double(reference)).rounded(.up)))
         // Errors start an outage only while the population is not growing (a ramp's connect errors do not).
         let spiked = reference > 0 && errors >= errorLimit && (open != nil || online <= before)

@@ -6,6 +6,7 @@ extension RunSummary {
     public mutating func apply(_ verdict: Verdict) {
         thresholds = verdict.thresholds.isEmpty ? nil : verdict.thresholds
         findings = verdict.findings
+        trendsNote = verdict.trendsNote
         self.verdict = verdict.outcome
         if verdict.outcome.failed, StopReason(rawValue: stopReason)?.ranAsPlanned ?? true {
             stopReason = verdict.outcome.kind.rawValue
@@ -15,14 +16,19 @@ extension RunSummary {
     /// The verdict section of the text report ("" when the summary has none).
     public var verdictText: String {
         var lines: [String] = []
-        if let verdict { lines.append("verdict: \(verdict.kind.rawValue) — \(verdict.reason)") }
+        if let verdict {
+            lines.append("verdict: \(verdict.kind.rawValue) — \(verdict.reason)")
+            if let work = verdict.work { lines.append("  " + work.line) }
+        }
         if let thresholds, !thresholds.isEmpty {
             let failed = thresholds.filter { $0.status == .fail }.count
             lines.append("thresholds: \(failed == 0 ? "all passed" : "\(failed) of \(thresholds.count) failed")")
             lines += thresholds.map { "  " + $0.line }
         }
-        if let findings, !findings.isEmpty {
-            lines.append("trends (after warm-up):")
+        if let trendsNote {
+            lines.append("trends: \(trendsNote)")
+        } else if let findings, !findings.isEmpty {
+            lines.append("trends (after warm-up and ramp):")
             lines += findings.map { "  " + $0.line }
         }
         return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"

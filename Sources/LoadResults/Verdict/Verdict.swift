@@ -7,11 +7,14 @@ public struct Verdict: Sendable, Equatable, Codable {
     public var thresholds: [ThresholdResult]
     public var findings: [TrendFinding]
     public var outcome: RunOutcome
+    /// Why trends were not judged (the run was too short after the warm-up and ramp); nil when they were.
+    public var trendsNote: String?
 
-    public init(thresholds: [ThresholdResult], findings: [TrendFinding], outcome: RunOutcome) {
+    public init(thresholds: [ThresholdResult], findings: [TrendFinding], outcome: RunOutcome, trendsNote: String? = nil) {
         self.thresholds = thresholds
         self.findings = findings
         self.outcome = outcome
+        self.trendsNote = trendsNote
     }
 
     /// True when no threshold failed (a threshold without data does not fail).

@@ -10,10 +10,16 @@ struct VerdictSpan: Sendable {
     var minimumOnline: Int64?
     var peakRSS: UInt64?
     var peakCPUPercent: Double?
+    /// Sessions online when the span began (the interval before its first's `sessions_online`):
+    /// with the sessions started inside it, the sessions that could fail in it.
+    var onlineAtStart: Int64 = 0
 
     var isEmpty: Bool { intervals == 0 }
 
-    mutating func add(_ interval: IntervalSnapshot, duringLoad: Bool) {
+    /// Adds the next interval; `onlineBefore` is `sessions_online` at the end of the interval before
+    /// it (0 for the run's first), kept when it begins the span.
+    mutating func add(_ interval: IntervalSnapshot, duringLoad: Bool, onlineBefore: Int64) {
+        if intervals == 0 { onlineAtStart = max(0, onlineBefore) }
         if intervals == 0 { total = interval } else { total.accumulate(interval) }
         intervals += 1
         seconds += max(0, interval.end - interval.start)
@@ -44,9 +50,10 @@ struct VerdictSpan: Sendable {
             guard seconds > 0 else { return (nil, "no time measured") }
             return (Double(total.latency[metric]?.count ?? 0) / seconds, nil)
         case .errorsRate:
-            let operations = total.counter(.sessionsStarted) + total.counter(.stepsCompleted)
-            let errors = total.errorCount
-            return (errors == 0 ? 0 : Double(errors) / Double(max(operations, 1)), nil)
+            // `ErrorRate`: sessions that failed in the span / sessions that could (online at its
+            // start plus started in it), so a late window of a closed model is not failed ÷ 0.
+            let exposed = UInt64(onlineAtStart) + total.counter(.sessionsStarted)
+            return (ErrorRate.proportion(failed: total.counter(.sessionsFailed), started: exposed), nil)
         case .errorsCount:
             return (Double(total.errorCount), nil)
         case .messagesLost:
