@@ -74,14 +74,18 @@ public final class SessionSettings: Sendable {
     public let metrics: FixedMetrics
     /// Highest SCRAM iteration count a server may ask for (`--max-scram-iterations`).
     public let maxSCRAMIterations: Int
+    /// This generator's key in its stamps (`MessageStamp.generator`) when it shares a `--run-id`
+    /// with other generators without `--segment`; nil otherwise.
+    public let generatorKey: UInt32?
 
     public init(
         domain: String, accountPrefix: String = "user", accounts: ClosedRange<Int>,
         runAccounts: ClosedRange<Int>? = nil, password: String,
         runID: String, tlsAvailable: Bool = true, metrics: FixedMetrics,
-        maxSCRAMIterations: Int = SCRAMClient.defaultMaxIterations
+        maxSCRAMIterations: Int = SCRAMClient.defaultMaxIterations, generatorKey: UInt32? = nil
     ) {
         self.maxSCRAMIterations = maxSCRAMIterations
+        self.generatorKey = generatorKey
         self.domain = domain
         self.accountPrefix = accountPrefix
         self.accounts = accounts

@@ -145,7 +145,7 @@ extension SessionMachine {
                 host.recorder.recordNodeMessage(senderLabel: senderNode, receiver: node, nanoseconds: service)
             }
             host.recorder.messageReceived(
-                sender: stamp.sender, sequence: stamp.sequence,
+                sender: stamp.senderKey, sequence: stamp.sequence,
                 receiver: UInt32(truncatingIfNeeded: identity.serial))
         }
     }

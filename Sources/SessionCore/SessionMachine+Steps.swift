@@ -297,12 +297,13 @@ extension SessionMachine {
             runID: settings.runID, sender: UInt32(truncatingIfNeeded: identity.serial),
             sequence: messageSequence, sentNanos: now.stampNanoseconds,
             intendedNanos: min(intended, now).stampNanoseconds, node: identity.node?.label)
-        stamp.clock = host.stampClock  // the generator's clock, in --segment runs
+        stamp.generator = settings.generatorKey  // generators sharing a --run-id without --segment
+        stamp.clock = host.stampClock  // the generator's clock, in runs of several generators
         send(Stanza.message(to: to, type: type, body: body, extra: [stamp.element]))
         if type == "groupchat" {
             host.recorder.groupchatSent(room: to, occupants: room?.occupants.count ?? 0)
         } else {
-            host.recorder.messageSent(sender: stamp.sender, sequence: stamp.sequence)
+            host.recorder.messageSent(sender: stamp.senderKey, sequence: stamp.sequence)
         }
     }
 

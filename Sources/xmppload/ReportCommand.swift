@@ -51,13 +51,17 @@ struct ReportCommand: ParsableCommand {
         }
     }
 
-    /// With several generators of one `--segment` run: what the reconciled ledger says (chat
-    /// messages sent, delivered to any generator, crossing generators, lost); nil otherwise.
+    /// With several generators of one run (a `--segment` run, or generators sharing a `--run-id`):
+    /// what the reconciled ledger says (chat messages sent, delivered to any generator, crossing
+    /// generators, lost); nil otherwise.
     static func reconciliationLine(_ results: MergedResults) -> String? {
         guard results.directories.count > 1, let ledger = results.summary.ledger, ledger.segmentCount > 1 else { return nil }
         let covered = ledger.segments.map(String.init).joined(separator: ",")
+        let who =
+            ledger.generators.map { "generators \($0.count) sharing run id \(results.summary.runID)" }
+            ?? "generators segments \(covered) of \(ledger.segmentCount)"
         var line =
-            "generators segments \(covered) of \(ledger.segmentCount): chat sent \(ledger.segments.reduce(0) { $0 + ledger.sent[$1] })"
+            "\(who): chat sent \(ledger.segments.reduce(0) { $0 + ledger.sent[$1] })"
             + "  delivered \(ledger.delivered) (\(ledger.crossed) across generators)  lost \(ledger.lost)"
         if ledger.receivedFromUncovered > 0 {
             line += "  received from segments not given \(ledger.receivedFromUncovered)"

@@ -433,24 +433,16 @@ struct RunCommand: AsyncParsableCommand {
             warmup: warmupValue.seconds, loadEnd: plan.stopAfter?.seconds,
             targetSessions: Self.targetUsers(plan), rampEnd: Self.rampEnd(plan),
             planned: Self.plannedWork(plan: plan, definition: definition, segment: segmentValue),
-            segmented: segmentValue.count > 1)
+            segmented: segmentValue.count > 1 || runId != nil)
         let identity = RunIdentity.resolve(
             given: runId, definition: definition, plan: plan, accounts: accountsText, segment: segmentValue, startAt: startDate,
             startAtIsAbsolute: !(startAt ?? "").hasPrefix("+"), variables: variables)
         if let warning = identity.warning { FileHandle.standardError.write(Data("xmppload: warning: \(warning)\n".utf8)) }
-        var extras = RunConfiguration.RecordedExtras()
-        extras.variables = Dictionary(
-            variables.compactMap { text in
-                let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
-            }, uniquingKeysWith: { $1 })
-        extras.thresholds = (definition.thresholds + flagThresholds).map(\.text)
-        extras.warmupSeconds = warmupValue.seconds
-        extras.abortOnFail = abortOnFail
-        extras.dns = dns
-        extras.runIDSource = identity.source.rawValue
-        extras.wholeRunAccounts = Self.parseRange(accountsText)?.count
-        configuration.recordedExtras = extras
+        configuration.recordedExtras = recordedExtras(
+            thresholds: definition.thresholds + flagThresholds, warmup: warmupValue, identity: identity,
+            accounts: accountsText)
+        // Generators sharing a --run-id without --segment: serials overlap, so stamps carry a key.
+        if identity.source == .given && segmentValue.count == 1 { configuration.generatorKey = UInt32.random(in: 1...UInt32.max) }
         return ResolvedOptions(
             configuration: configuration, plan: plan, evaluator: evaluator, definition: definition,
             runID: identity.id)
@@ -478,41 +470,6 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         return parsed
-    }
-
-    /// One line per `--threshold` on a latency metric `definition` cannot record (a typo such as
-    /// `logn.p99`), with a did-you-mean.
-    static func thresholdMetricProblems(_ thresholds: [Threshold], definition: RunDefinition) -> [String] {
-        let catalog = MetricCatalog(definition)
-        return thresholds.compactMap { threshold in
-            catalog.problem(with: threshold).map { "--threshold '\(threshold.text)': \($0.message) (\($0.hint))" }
-        }
-    }
-
-    /// Seconds since the start when the plan's last ramp ends (a closed phase's `ramp`, a ramping
-    /// phase's whole length); nil when no phase ramps. Trends are judged only after it.
-    static func rampEnd(_ plan: LoadPlan) -> Double? {
-        var elapsed = 0.0
-        var end: Double?
-        for phase in plan.phases {
-            switch phase.model {
-            case .closed(_, let ramp) where ramp > .zero: end = elapsed + ramp.seconds
-            case .rampingUsers, .openRamping: end = elapsed + phase.duration.seconds
-            default: break
-            }
-            elapsed += phase.duration.seconds
-        }
-        return end
-    }
-
-    /// What the plan asks of this segment: its share of the schedule's arrivals, and the messages
-    /// they send when the profiles send a fixed number (nil with sends until the load stops).
-    static func plannedWork(plan: LoadPlan, definition: RunDefinition, segment: Segment) -> PlannedWork {
-        let arrivals = ArrivalSchedule(plan: plan).totalArrivals
-        let sessions = segment.arrivals(before: arrivals)
-        let shape = PlanReport.SessionShape(definition: definition)
-        let messages = shape.sustainedMessagesPerSecond > 0 ? nil : Int((shape.messages * Double(sessions)).rounded())
-        return PlannedWork(sessions: sessions, messages: messages)
     }
 
     /// The users a closed plan aims at (the largest phase's), for `sessions.online >= 95%`; nil for open plans.

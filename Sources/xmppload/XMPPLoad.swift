@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoadResults
 
 /// The `xmppload` command line: one sub-command per file.
 ///
@@ -21,6 +22,7 @@ struct XMPPLoad: AsyncParsableCommand {
               99   run: a threshold failed
               130  run: interrupted (SIGINT/SIGTERM)
             """,
+        version: "xmppload \(RunManifest.currentToolVersion)",
         subcommands: [RunCommand.self, CheckCommand.self, PlanCommand.self, ReportCommand.self, CompareCommand.self, ProvisionCommand.self]
     )
 

@@ -147,6 +147,12 @@ import Testing
         #expect(result.output.contains("\(file.path):5:22: error: think.uniform range is inverted"))
     }
 
+    @Test func versionPrintsTheToolVersion() throws {
+        let result = try Self.xmppload(["--version"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.trimmingCharacters(in: .whitespacesAndNewlines) == "xmppload \(RunManifest.currentToolVersion)")
+    }
+
     @Test func usageErrorsExitTwo() throws {
         let result = try Self.xmppload(["run", "profiles/login.yaml", "--domain", "load.test", "--sessions", "5", "--rate", "3"])
         #expect(result.status == 2, "\(result.status): \(result.output)")

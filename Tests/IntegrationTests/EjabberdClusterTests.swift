@@ -72,6 +72,15 @@ import Testing
         #expect(sent.messages.sent == 50)
         #expect(received.messages.received == 50, "received \(received.messages)")
         #expect(received.messages.duplicated == 0)
+        // One run of two generators sharing --run-id without --segment: alone the sender cannot
+        // judge loss (its verdict leaves it to report); merged, every message was delivered.
+        #expect(sent.verdict?.work?.messagesLost == nil, "\(String(describing: sent.verdict))")
+        let merged = try CommandLineTests.xmppload(["report", "\(base)/node1", "\(base)/node2", "--html", "\(base)/merged.html"])
+        #expect(merged.status == 0, "\(merged.output)")
+        #expect(
+            merged.output.contains("generators 2 sharing run id \(runID): chat sent 50  delivered 50 (50 across generators)  lost 0"),
+            "\(merged.output)")
+        #expect(!merged.output.contains("not reconciled"), "\(merged.output)")
 
         try Self.oneGeneratorOnBothNodesFillsTheMatrix(servers: servers, base: base)
     }

@@ -119,7 +119,7 @@ import Glibc
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-srv-\(UUID().uuidString.prefix(6))").path
         defer { try? FileManager.default.removeItem(atPath: out) }
         let run = try CommandLineTests.xmppload([
-            "run", "profiles/login.yaml", "--domain", "load.test", "--sessions", "4",
+            "run", "profiles/login.yaml", "--domain", "load.test", "--password", "unused", "--sessions", "4",
             "--dns", "127.0.0.1:\(server.port)", "--plain", "--out", out,
         ])
         #expect(run.status != 2, "\(run.output)")

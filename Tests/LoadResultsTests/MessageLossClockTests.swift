@@ -11,8 +11,8 @@ import Testing
 
         var events: MessageEvents {
             var events = MessageEvents()
-            events.sent = sent.map { MessageEvents.Sent(sender: $0.0, sequence: $0.1) }
-            events.received = received.map { MessageEvents.Received(sender: $0.0, sequence: $0.1, receiver: 99) }
+            events.sent = sent.map { MessageEvents.Sent(sender: UInt64($0.0), sequence: $0.1) }
+            events.received = received.map { MessageEvents.Received(sender: UInt64($0.0), sequence: $0.1, receiver: 99) }
             return events
         }
     }
@@ -89,9 +89,9 @@ import Testing
             for sender in UInt32(0)..<50 {
                 sequence[sender, default: 0] += 1
                 let number = sequence[sender]!
-                batch.sent.append(.init(sender: sender, sequence: number))
+                batch.sent.append(.init(sender: UInt64(sender), sequence: number))
                 // Every 97th message of a sender is lost, the rest arrive at once.
-                if number % 97 != 0 { batch.received.append(.init(sender: sender, sequence: number, receiver: sender + 1)) }
+                if number % 97 != 0 { batch.received.append(.init(sender: UInt64(sender), sequence: number, receiver: sender + 1)) }
             }
             clock.record(batch, start: Double(index) * 5, end: Double(index + 1) * 5)
             ledger.apply(batch)

@@ -12,10 +12,16 @@ import Testing
         var recorder = MetricsRecorder(registry: MetricRegistry())
         var ledger = MessageLedger()
         let segment: Int
+        /// A whole-run generator sharing a `--run-id`: its stamp key (senders' keys carry it).
+        var key: UInt32? = nil
 
-        mutating func send(_ sender: UInt32, _ sequence: UInt32) { recorder.messageSent(sender: sender, sequence: sequence) }
-        mutating func receive(_ sender: UInt32, _ sequence: UInt32, by receiver: UInt32) {
-            recorder.messageReceived(sender: sender, sequence: sequence, receiver: receiver)
+        /// `sender`: a serial of this generator (its key added to the sender key).
+        mutating func send(_ sender: UInt32, _ sequence: UInt32) {
+            recorder.messageSent(sender: UInt64(key ?? 0) << 32 | UInt64(sender), sequence: sequence)
+        }
+        /// A receipt from `sender` of the generator with key `from` (none: segments, no keys).
+        mutating func receive(_ sender: UInt32, _ sequence: UInt32, by receiver: UInt32, from generator: UInt32? = nil) {
+            recorder.messageReceived(sender: UInt64(generator ?? 0) << 32 | UInt64(sender), sequence: sequence, receiver: receiver)
         }
 
         /// The run's end: the snapshot, the ledger applied and finished, the summary as `run` writes it.
@@ -29,7 +35,8 @@ import Testing
             var summary = RunSummary(
                 runID: "shared", profile: "chat", startedAt: Date(timeIntervalSince1970: 0), endedAt: Date(timeIntervalSince1970: 10),
                 stopReason: "completed", total: total, healths: [], peakConcurrent: 2, ledger: counts)
-            summary.ledger = SegmentLedger(segment: segment, of: count, sent: ledger.sent, receivedBySender: ledger.distinctReceiptsBySender)
+            summary.ledger = SegmentLedger(
+                segment: segment, of: count, sent: ledger.sent, receivedBySender: ledger.distinctReceiptsBySender, generator: key)
             return (summary, total)
         }
     }
@@ -173,5 +180,40 @@ import Testing
         timeline.add(merged)
         let results = MergedResults(directories: ["a", "b"], manifests: [], summaries: [], timeline: timeline)
         #expect(results.summary.rooms[room] == RunSummary.RoomSummary(sent: 2, expected: 6, received: 6, completeness: 1))
+    }
+
+    /// The README's cross-node example: two whole runs sharing `--run-id cross-1`, no `--segment`.
+    /// Their serials overlap (both have a sender 0), so stamps carry each generator's key: node 1
+    /// (key 7) sends 10 to sessions of node 2 (key 9), which also sends 4 to its own session from its
+    /// own sender 0. Alone, node 1 counts its 10 as lost; merged, every message is delivered.
+    @Test func generatorsSharingARunIDReconcileWithoutSegments() throws {
+        var node1 = Generator(segment: 0, key: 7)
+        var node2 = Generator(segment: 0, key: 9)
+        for sequence in UInt32(1)...10 { node1.send(0, sequence) }
+        for sequence in UInt32(1)...4 { node2.send(0, sequence) }
+        for sequence in UInt32(1)...10 { node2.receive(0, sequence, by: 1, from: 7) }
+        // Same serial 0 and sequences 1…4 from node 2's own sender: not duplicates of node 1's.
+        for sequence in UInt32(1)...4 { node2.receive(0, sequence, by: 2, from: 9) }
+        let runs = [node1.finish(of: 1), node2.finish(of: 1)]
+        #expect(runs[0].summary.messages.lost == 10)
+        #expect(runs[1].summary.messages.duplicated == 0 && runs[1].summary.messages.received == 14)
+        #expect(runs[1].summary.ledger?.receivedByGenerator == ["7": 10, "9": 4])
+        #expect(runs[1].summary.ledger?.crossed == 10)
+
+        let merged = Self.merged(runs)
+        #expect(merged.ledgerProblem == nil)
+        let ledger = try #require(merged.summary.ledger)
+        #expect(ledger.generators == [7, 9] && ledger.segmentCount == 2)
+        #expect(ledger.sent == [10, 4] && ledger.received == [10, 4])
+        #expect(ledger.delivered == 14 && ledger.lost == 0 && ledger.crossed == 10)
+        #expect(merged.summary.messages.lost == 0)
+        // The same key twice is two copies of one generator, not two generators.
+        var copy = runs[1]
+        copy.summary.ledger?.generator = 9
+        #expect(Self.merged([runs[1], copy]).ledgerProblem == .generatorTwice(9))
+        // Whole runs without keys (no shared --run-id) stay unreconciled, as before.
+        var plain = runs
+        for index in plain.indices { plain[index].summary.ledger?.generator = nil }
+        #expect(Self.merged(plain).ledgerProblem == .segmentTwice(0))
     }
 }

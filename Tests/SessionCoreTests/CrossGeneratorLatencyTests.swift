@@ -80,4 +80,22 @@ import XMPPCore
         let stamp = try #require(plain.firstChild(named: "stamp", namespace: XMPPNamespace.stamp))
         #expect(stamp.attributes.map(\.name) == ["r", "s", "q", "t", "i"])
     }
+
+    /// Generators sharing a `--run-id` without `--segment` put their key in every stamp (`g`), and
+    /// the ledger keys senders by (generator, serial): the same serial of two generators is two senders.
+    @Test func stampsOfGeneratorsSharingARunIDCarryTheirKey() throws {
+        var driver = try MachineDriver(
+            profile: SessionMachineTests.profile("  - login\n  - message: {to: user2@load.test, body: hi}\n  - stay_online"),
+            generatorKey: 0xBEEF)
+        try driver.logIn()
+        let sent = try #require(driver.sent().first { $0.name == "message" })
+        let stamp = try #require(MessageStamp(in: sent))
+        #expect(stamp.generator == 0xBEEF && stamp.sender == 0)
+        #expect(stamp.senderKey == UInt64(0xBEEF) << 32)
+        #expect(driver.host.recorder.takeSnapshot(start: 0, end: 1).messageEvents.sent.map(\.sender) == [UInt64(0xBEEF) << 32])
+        // A key of 0 is no key (stamps of older versions parse as before).
+        var old = MessageStamp(runID: "run-1", sender: 3, sequence: 1, sentNanos: 1, intendedNanos: 1)
+        old.generator = nil
+        #expect(MessageStamp(in: XMLElement("message", children: [.element(old.element)]))?.senderKey == 3)
+    }
 }

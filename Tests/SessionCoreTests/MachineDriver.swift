@@ -66,16 +66,17 @@ struct MachineDriver {
     /// `nodes`: the run's server node labels (several: per-node figures), `node` this user's.
     init(
         profile yaml: String, index: Int = 0, slot: Int = 0, seed: UInt64 = 1, nodes: [String] = [], node: ServerNode? = nil,
-        accounts: ClosedRange<Int> = 1...10, runAccounts: ClosedRange<Int>? = nil
+        accounts: ClosedRange<Int> = 1...10, runAccounts: ClosedRange<Int>? = nil, generatorKey: UInt32? = nil
     ) throws {
         try self.init(
             definition: try ProfileLoader.load(yaml: yaml, file: "test.yaml"), index: index, slot: slot, seed: seed,
-            nodes: nodes, node: node, accounts: accounts, runAccounts: runAccounts)
+            nodes: nodes, node: node, accounts: accounts, runAccounts: runAccounts, generatorKey: generatorKey)
     }
 
     init(
         definition: RunDefinition, index: Int = 0, slot: Int = 0, seed: UInt64 = 1, nodes: [String] = [],
-        node: ServerNode? = nil, accounts: ClosedRange<Int> = 1...10, runAccounts: ClosedRange<Int>? = nil
+        node: ServerNode? = nil, accounts: ClosedRange<Int> = 1...10, runAccounts: ClosedRange<Int>? = nil,
+        generatorKey: UInt32? = nil
     ) throws {
         var registry = MetricRegistry()
         registry.nodeLabels = nodes
@@ -84,7 +85,7 @@ struct MachineDriver {
         host = TestHost(registry: registry)
         let settings = SessionSettings(
             domain: "load.test", accounts: accounts, runAccounts: runAccounts, password: "secret", runID: "run-1",
-            tlsAvailable: false, metrics: metrics)
+            tlsAvailable: false, metrics: metrics, generatorKey: generatorKey)
         let number = accounts.lowerBound + slot
         let identity = SessionIdentity(
             serial: slot, slot: slot, accountNumber: number, username: "user\(number)",

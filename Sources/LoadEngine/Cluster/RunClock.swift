@@ -9,7 +9,7 @@ import XMPPCore
 /// in, the wall clock's offset against the server and its uncertainty. Shared by every event loop
 /// without locks: one loop writes the estimate once, all read it with message stamps.
 ///
-/// With one segment it stays silent (`stampClock` is nil), so a whole run's stamps are unchanged.
+/// A run of one generator (one segment, no shared `--run-id`) keeps it silent (`stampClock` is nil), so its stamps are unchanged.
 final class RunClock: Sendable {
     /// The session clock's origin on the wall clock, nanoseconds since 1970.
     let wallOrigin: Int64
@@ -17,7 +17,7 @@ final class RunClock: Sendable {
     private let offset = ManagedAtomic<Int64>(0)
     private let uncertainty = ManagedAtomic<Int64>(-1)
 
-    /// `clockOrigin` placed on the wall clock now; `shared`: the run has several segments.
+    /// `clockOrigin` placed on the wall clock now; `shared`: the run has several generators.
     init(clockOrigin: NIODeadline, shared: Bool) {
         let wallNow = Int64(Date().timeIntervalSince1970 * 1e9)
         wallOrigin = wallNow - Int64(clamping: NIODeadline.now().uptimeNanoseconds) + Int64(clamping: clockOrigin.uptimeNanoseconds)

@@ -165,7 +165,7 @@ public final class LoadRun: Sendable {
         // Sends and receipts per sender segment, so `report` reconciles generators.
         summary.ledger = SegmentLedger(
             segment: configuration.segment.index, of: configuration.segment.count, sent: collector.ledger.sent,
-            receivedBySender: collector.ledger.distinctReceiptsBySender)
+            receivedBySender: collector.ledger.distinctReceiptsBySender, generator: configuration.generatorKey)
         summary.clock = ClockOffset.estimate(await loops.clockSamples())
         // Outages, lost messages inside vs outside them and RSS over the load's end, from the intervals
         // the report output reduced as they came (nothing is read back).

@@ -28,6 +28,10 @@ extension RunConfiguration {
         settings.warmupSeconds = recordedExtras.warmupSeconds
         settings.abortOnFail = recordedExtras.abortOnFail
         settings.dns = recordedExtras.dns
+        settings.passwordSource = recordedExtras.passwordSource
+        settings.serverEnv = recordedExtras.serverEnv
+        settings.overwrite = recordedExtras.overwrite
+        settings.plain = recordedExtras.plain
         settings.limits = [
             "max-element-size": xmlLimits.maxElementBytes, "max-buffered": xmlLimits.maxBufferedBytes,
             "max-depth": xmlLimits.maxDepth, "max-attributes": xmlLimits.maxAttributesPerElement,

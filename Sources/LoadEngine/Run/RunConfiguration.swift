@@ -71,6 +71,10 @@ public struct RunConfiguration: Sendable {
     /// `--label` and `--tag key=value`: recorded in the manifest for `compare`.
     public var label: String?
     public var tags: [String: String] = [:]
+    /// This generator's stamp key when it shares a `--run-id` with other generators without
+    /// `--segment` (`MessageStamp.generator`; nonzero), so their overlapping serials stay apart and
+    /// `report` reconciles them; nil otherwise.
+    public var generatorKey: UInt32?
     /// What the manifest's `settings` records beyond the fields above: the `--var` overrides, every
     /// threshold's text, `--warmup`, `--abort-on-fail`, `--dns`, where the run id came from and the
     /// whole run's account count. Never read by the engine.
@@ -85,6 +89,10 @@ public struct RunConfiguration: Sendable {
         public var dns: String?
         public var runIDSource = "generated"
         public var wholeRunAccounts: Int?
+        public var passwordSource: String?
+        public var serverEnv: String?
+        public var overwrite = false
+        public var plain = false
         public init() {}
     }
 

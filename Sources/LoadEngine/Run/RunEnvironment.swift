@@ -110,13 +110,13 @@ final class RunEnvironment: Sendable {
         self.cumulativeWeights = cumulative
         self.registry = registry
         self.clockOrigin = clockOrigin
-        clock = RunClock(clockOrigin: clockOrigin, shared: configuration.segment.count > 1)
+        clock = RunClock(clockOrigin: clockOrigin, shared: configuration.segment.count > 1 || configuration.generatorKey != nil)
         settings = SessionSettings(
             domain: configuration.domain, accountPrefix: configuration.accountPrefix,
             accounts: configuration.accounts, runAccounts: configuration.population?.accounts,
             password: configuration.password,
             runID: runID, tlsAvailable: tls != nil, metrics: metrics,
-            maxSCRAMIterations: configuration.maxSCRAMIterations)
+            maxSCRAMIterations: configuration.maxSCRAMIterations, generatorKey: configuration.generatorKey)
     }
 
     /// A loop deadline on the session clock.

@@ -79,7 +79,7 @@ public struct RunManifest: Codable, Sendable, Equatable {
         case serverFacts = "server_facts"
     }
 
-    public static let currentToolVersion = "0.1.0"
+    public static let currentToolVersion = "0.2.0"
 
     public init(
         runID: String, profiles: [ProfileReference], server: String, domain: String, accounts: String,

@@ -55,6 +55,14 @@ public struct RunSettings: Codable, Sendable, Equatable {
     public var dns: String?
     /// The hardening limits (`--max-element-size` …, `--max-scram-iterations`), by flag name.
     public var limits: [String: Int]?
+    /// Where the password came from: `--password`, `--password-file PATH`, `XMPPLOAD_PASSWORD`,
+    /// `--server-env PATH` (never the password itself).
+    public var passwordSource: String?
+    /// `--server-env FILE`.
+    public var serverEnv: String?
+    /// `--overwrite`, `--plain`.
+    public var overwrite: Bool?
+    public var plain: Bool?
     /// `--label` and `--tag`s are in the manifest's own `label` and `tags`.
 
     enum CodingKeys: String, CodingKey {
@@ -81,7 +89,9 @@ public struct RunSettings: Codable, Sendable, Equatable {
         case thresholds
         case warmupSeconds = "warmup_s"
         case abortOnFail = "abort_on_fail"
-        case dns, limits
+        case dns, limits, overwrite, plain
+        case passwordSource = "password_source"
+        case serverEnv = "server_env"
     }
 
     public init(

@@ -170,15 +170,17 @@ public struct LedgerCounts: Sendable, Equatable, Codable {
     }
 }
 
-/// Stamped-message events recorded by the loops for the collector's `MessageLedger`.
+/// Stamped-message events recorded by the loops for the collector's `MessageLedger`. `sender` is
+/// the sender's key: its generator key (`MessageStamp.generator`, 0 when none) in the high 32 bits,
+/// its serial in the low ones (`MessageStamp.senderKey`).
 public struct MessageEvents: Sendable, Equatable {
     public struct Sent: Sendable, Equatable {
-        public let sender: UInt32
+        public let sender: UInt64
         public let sequence: UInt32
     }
 
     public struct Received: Sendable, Equatable {
-        public let sender: UInt32
+        public let sender: UInt64
         public let sequence: UInt32
         public let receiver: UInt32
     }

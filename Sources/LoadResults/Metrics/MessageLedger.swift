@@ -28,8 +28,15 @@ public struct MessageLedger: Sendable {
     /// Receipts held above a gap before the watermark moves past it (the gap listed as missing).
     static let maxHeldAbove = 256
 
-    private var senders: [UInt32: SenderState] = [:]
-    private var lastFromSenderAtReceiver: [UInt64: UInt32] = [:]
+    /// A sender→receiver pair, for the order check.
+    private struct Pair: Hashable, Sendable {
+        var sender: UInt64
+        var receiver: UInt32
+    }
+
+    /// By sender key (`MessageEvents`: generator key and serial).
+    private var senders: [UInt64: SenderState] = [:]
+    private var lastFromSenderAtReceiver: [Pair: UInt32] = [:]
     /// Prune the pairs when there are more than this many (doubles with what survives a prune).
     private var pairsToPruneAt = 4096
     public private(set) var totals = LedgerCounts()
@@ -64,7 +71,7 @@ public struct MessageLedger: Sendable {
                     state.missing.insert(state.watermark)
                     while state.above.remove(state.watermark + 1) != nil { state.watermark += 1 }
                 }
-                let pair = UInt64(event.sender) << 32 | UInt64(event.receiver)
+                let pair = Pair(sender: event.sender, receiver: event.receiver)
                 if let last = lastFromSenderAtReceiver[pair], event.sequence < last {
                     found.reordered += 1
                 } else {
@@ -78,9 +85,9 @@ public struct MessageLedger: Sendable {
         return found
     }
 
-    /// Distinct messages received per sender id (senders of other generators included), for
-    /// `SegmentLedger`..
-    public var distinctReceiptsBySender: [UInt32: UInt64] {
+    /// Distinct messages received per sender key (senders of other generators included), for
+    /// `SegmentLedger`.
+    public var distinctReceiptsBySender: [UInt64: UInt64] {
         senders.compactMapValues { $0.distinct > 0 ? $0.distinct : nil }
     }
 
@@ -88,7 +95,7 @@ public struct MessageLedger: Sendable {
     /// below it is a duplicate, so those entries can no longer reveal a reordering (results unchanged).
     private mutating func prunePairs() {
         lastFromSenderAtReceiver = lastFromSenderAtReceiver.filter { pair, last in
-            last > (senders[UInt32(truncatingIfNeeded: pair >> 32)]?.watermark ?? 0)
+            last > (senders[pair.sender]?.watermark ?? 0)
         }
         pairsToPruneAt = max(4096, lastFromSenderAtReceiver.count * 2)
     }

@@ -42,10 +42,17 @@ public struct MessageLossClock: Sendable {
 
     /// Seconds after an interval's end when its unreceived messages are recorded as missing.
     public let horizon: Double
-    private var senders: [UInt32: SenderState] = [:]
+    /// By sender key (`MessageEvents`).
+    private var senders: [UInt64: SenderState] = [:]
     private var intervals: [(start: Double, end: Double)] = []
-    /// sender << 32 | sequence → index of the interval it was sent in, for messages unreceived past the horizon.
-    private var missing: [UInt64: Int32] = [:]
+    /// A message: its sender's key and sequence number.
+    private struct Message: Hashable, Sendable {
+        var sender: UInt64
+        var sequence: UInt32
+    }
+
+    /// Message → index of the interval it was sent in, for messages unreceived past the horizon.
+    private var missing: [Message: Int32] = [:]
 
     public init(horizon: Double = 60) { self.horizon = horizon }
 
@@ -53,7 +60,7 @@ public struct MessageLossClock: Sendable {
     public mutating func record(_ events: MessageEvents, start: Double, end: Double) {
         let index = Int32(intervals.count)
         intervals.append((start, end))
-        var touched: Set<UInt32> = []
+        var touched: Set<UInt64> = []
         for event in events.sent {
             senders[event.sender, default: SenderState()].highestSent = max(senders[event.sender]?.highestSent ?? 0, event.sequence)
             touched.insert(event.sender)
@@ -68,7 +75,7 @@ public struct MessageLossClock: Sendable {
         for event in events.received {
             var state = senders[event.sender, default: SenderState()]
             if event.sequence <= state.watermark {
-                missing.removeValue(forKey: UInt64(event.sender) << 32 | UInt64(event.sequence))
+                missing.removeValue(forKey: Message(sender: event.sender, sequence: event.sequence))
             } else {
                 state.above.insert(event.sequence)
                 state.advanceWatermark()
@@ -81,7 +88,7 @@ public struct MessageLossClock: Sendable {
             while let mark = state.marks.first, intervals[Int(mark.interval)].end <= settleBefore {
                 state.marks.removeFirst()
                 for sequence in state.unreceived(through: mark.highest) {
-                    missing[UInt64(sender) << 32 | UInt64(sequence)] = mark.interval
+                    missing[Message(sender: sender, sequence: sequence)] = mark.interval
                 }
                 state.advanceWatermark()
             }

@@ -110,12 +110,13 @@ public struct MetricsRecorder {
         loopLag.record(nanoseconds: nanoseconds)
     }
 
-    public mutating func messageSent(sender: UInt32, sequence: UInt32) {
+    /// `sender`: the stamp's `senderKey` (generator key and serial).
+    public mutating func messageSent(sender: UInt64, sequence: UInt32) {
         counters[Counter.messagesSent.rawValue] &+= 1
         events.sent.append(.init(sender: sender, sequence: sequence))
     }
 
-    public mutating func messageReceived(sender: UInt32, sequence: UInt32, receiver: UInt32) {
+    public mutating func messageReceived(sender: UInt64, sequence: UInt32, receiver: UInt32) {
         counters[Counter.messagesReceived.rawValue] &+= 1
         events.received.append(.init(sender: sender, sequence: sequence, receiver: receiver))
     }

@@ -109,7 +109,10 @@ public struct MergedResults: Sendable {
         var clocks: [String: ClockOffset] = [:]
         for (index, generator) in summaries.enumerated() {
             guard let clock = generator.clock else { continue }
-            let name = generator.ledger.flatMap { ledger in ledger.segments.first.map { "\($0)/\(ledger.segmentCount)" } } ?? "#\(index + 1)"
+            let name =
+                generator.ledger.flatMap { ledger in
+                    ledger.generator.map { "generator \($0)" } ?? ledger.segments.first.map { "\($0)/\(ledger.segmentCount)" }
+                } ?? "#\(index + 1)"
             clocks[name] = clock
         }
         self.clocks = clocks

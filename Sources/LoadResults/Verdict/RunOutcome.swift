@@ -78,7 +78,7 @@ public struct RunWork: Sendable, Equatable, Codable {
     public var messagesPlanned: Int?
     public var messagesSent: UInt64
     public var messagesReceived: UInt64
-    /// nil when this generator cannot judge loss alone (one segment of several: `report` reconciles).
+    /// nil when this generator cannot judge loss alone (one of several generators: `report` reconciles).
     public var messagesLost: UInt64?
     /// Errors by kind (the ten most frequent).
     public var errors: [String: UInt64]
@@ -127,7 +127,7 @@ public struct RunWork: Sendable, Equatable, Codable {
         var messages = [String]()
         if let messagesPlanned { messages.append("\(messagesPlanned) planned") }
         messages += ["\(messagesSent) sent", "\(messagesReceived) received"]
-        messages.append(messagesLost.map { "\($0) lost" } ?? "loss judged by `report` over every segment")
+        messages.append(messagesLost.map { "\($0) lost" } ?? "loss judged by `report` over every generator")
         var text = "sessions: " + sessions.joined(separator: ", ") + "; messages: " + messages.joined(separator: ", ")
         if !errors.isEmpty { text += "; errors: " + Self.topErrors(errors, count: 10) }
         return text

@@ -22,7 +22,9 @@ public struct VerdictEvaluator: Sendable {
     public let rampEnd: Double?
     /// What the plan asks of this generator, for the outcome's planned-against-done.
     public let planned: PlannedWork
-    /// One segment of several: messages to other generators' sessions cannot be judged lost here.
+    /// One generator of several (`--segment i/N`, or a `--run-id` shared with others): its messages
+    /// to other generators' sessions cannot be judged lost here, so loss (the outcome's and the
+    /// `messages.lost` / `messages.loss` rules') is left to `xmppload report` over all of them.
     public let segmented: Bool
 
     /// Per-interval values for the trend findings and trend rules.
@@ -149,10 +151,18 @@ public struct VerdictEvaluator: Sendable {
         rules.enumerated().map { index, rule in result(index: index, rule: rule, final: final, finalLost: finalLost) }
     }
 
+    /// Why a loss rule is not judged by one generator of several.
+    public static let lossElsewhereNote =
+        "one generator of several (--segment or a shared --run-id): loss is judged over all of them by `xmppload report DIR…`"
+
     private func result(index: Int, rule: VerdictRule, final: Bool, finalLost: UInt64) -> ThresholdResult {
         var result = ThresholdResult(
             threshold: rule.text, status: .noData, value: nil, unit: rule.unit, worstWindow: nil,
             windows: nil, note: nil)
+        if segmented && (rule.measure == .messagesLost || rule.measure == .messagesLoss) {
+            result.note = Self.lossElsewhereNote
+            return result
+        }
         if rule.isTrend {
             if let short = trendsNote {
                 result.note = short

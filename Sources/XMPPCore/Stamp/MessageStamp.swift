@@ -7,7 +7,9 @@
 /// run's session clock (monotonic nanoseconds since the run's clock origin, `SessionInstant`) for the
 /// actual send and for the time the profile planned the send. `node` (optional, absent in stamps of
 /// single-server runs and older versions) is the sender's server node (`host:port`), for the
-/// sender-node × receiver-node latency matrix. Receivers ignore stamps of other runs.
+/// sender-node × receiver-node latency matrix. `generator` (`g`, optional) tells apart generators
+/// of one run that share a `--run-id` without `--segment`: their serial numbers overlap, so a
+/// receiver keys each sender by (generator, sender). Receivers ignore stamps of other runs.
 public struct MessageStamp: Sendable, Hashable {
     public var runID: String
     public var sender: UInt32
@@ -15,6 +17,9 @@ public struct MessageStamp: Sendable, Hashable {
     public var sentNanos: UInt64
     public var intendedNanos: UInt64
     public var node: String?
+    /// The sending generator's key (nonzero), in stamps of generators that share a `--run-id`
+    /// without `--segment`; nil otherwise (segments have disjoint serials already).
+    public var generator: UInt32?
     /// the sender generator's clock, in stamps of a `--segment` run (attributes `w`, `c`,
     /// `u`), so a receiver on another generator can place `sentNanos` on its own clock.
     public var clock: Clock?
@@ -60,6 +65,10 @@ public struct MessageStamp: Sendable, Hashable {
         self.intendedNanos = intendedNanos
     }
 
+    /// The ledger's key for this stamp's sender: the generator key in the high 32 bits (0 when
+    /// none), the sender's serial in the low ones.
+    public var senderKey: UInt64 { UInt64(generator ?? 0) << 32 | UInt64(sender) }
+
     /// The element to put inside the message.
     public var element: XMLElement {
         var attributes = [
@@ -70,6 +79,7 @@ public struct MessageStamp: Sendable, Hashable {
             XMLAttribute("i", String(intendedNanos)),
         ]
         if let node { attributes.append(XMLAttribute("n", node)) }
+        if let generator { attributes.append(XMLAttribute("g", String(generator))) }
         return XMLElement("stamp", namespace: XMPPNamespace.stamp, attributes: attributes + clockAttributes)
     }
 
@@ -91,6 +101,7 @@ public struct MessageStamp: Sendable, Hashable {
         self.init(
             runID: runID, sender: sender, sequence: sequence, sentNanos: sent,
             intendedNanos: stamp.attribute("i").flatMap(UInt64.init) ?? sent, node: stamp.attribute("n"))
+        generator = stamp.attribute("g").flatMap(UInt32.init).flatMap { $0 == 0 ? nil : $0 }
         clock = stamp.attribute("w").flatMap(Int64.init).map {
             Clock(wallOrigin: $0, offset: stamp.attribute("c").flatMap(Int64.init), uncertainty: stamp.attribute("u").flatMap(Int64.init))
         }
