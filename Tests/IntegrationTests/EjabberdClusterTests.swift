@@ -81,6 +81,10 @@ import Testing
             merged.output.contains("generators 2 sharing run id \(runID): chat sent 50  delivered 50 (50 across generators)  lost 0"),
             "\(merged.output)")
         #expect(!merged.output.contains("not reconciled"), "\(merged.output)")
+        // One generator per node: each labelled its node, so the merged matrix has the node 1 → node 2 cell.
+        let mergedSummary = try SegmentedRunTests.report(["\(base)/node1", "\(base)/node2"], base: base)
+        let matrix = try #require(mergedSummary.nodes?.messageMatrix, "no node matrix in the merged report")
+        #expect(matrix[servers[0]]?[servers[1]]?.count == 50, "\(matrix)")
 
         try Self.oneGeneratorOnBothNodesFillsTheMatrix(servers: servers, base: base)
     }

@@ -4,8 +4,9 @@ import Testing
 @testable import LoadResults
 
 /// Per-node figures: the recorder attributes logins, phases, errors and messages to nodes; snapshots
-/// merge them by node label; the summary, text and HTML reports show them only for runs with more
-/// than one endpoint; hints name the remedy once per kind.
+/// merge them by node label; the summary, text and HTML reports show them for runs with more than
+/// one endpoint and for generators of a run of several (one node each); hints name the remedy once
+/// per kind.
 @Suite struct NodeFiguresTests {
     static let nodeA = ServerNode(index: 0, label: "127.0.0.2:5222")
     static let nodeB = ServerNode(index: 1, label: "127.0.0.3:5222")
@@ -20,7 +21,7 @@ import Testing
     }
 
     /// A recorder of a two-node run fed known values: 2 logins on A, 1 on B, errors on each, and
-    /// messages A→A, A→B (twice), B→A, plus one stamped by a node this run does not have.
+    /// messages A→A, A→B (twice), B→A, plus one stamped by another generator's node (127.9.9.9).
     static func recordedTwoNodeSnapshot() -> IntervalSnapshot {
         let (registry, login, sasl, _) = registry(nodes: [nodeA.label, nodeB.label])
         var recorder = MetricsRecorder(registry: registry)
@@ -36,7 +37,7 @@ import Testing
         recorder.recordNodeMessage(senderLabel: nodeA.label, receiver: nodeB, nanoseconds: 5 * ms)
         recorder.recordNodeMessage(senderLabel: nodeA.label, receiver: nodeB, nanoseconds: 7 * ms)
         recorder.recordNodeMessage(senderLabel: nodeB.label, receiver: nodeA, nanoseconds: 6 * ms)
-        recorder.recordNodeMessage(senderLabel: "10.9.9.9:5222", receiver: nodeA, nanoseconds: 9 * ms)
+        recorder.recordNodeMessage(senderLabel: "127.9.9.9:5222", receiver: nodeA, nanoseconds: 9 * ms)
         return recorder.takeSnapshot(start: 0, end: 5)
     }
 
@@ -57,7 +58,8 @@ import Testing
         #expect(nodes.messages[Self.nodeA.label]?[Self.nodeB.label]?.count == 2)
         #expect(nodes.messages[Self.nodeB.label]?[Self.nodeA.label]?.count == 1)
         #expect(nodes.messages[Self.nodeB.label]?[Self.nodeB.label] == nil)
-        #expect(nodes.messages["10.9.9.9:5222"] == nil, "a node this run does not have is not counted")
+        // A node this generator does not have is another generator's: its row is kept by label.
+        #expect(nodes.messages["127.9.9.9:5222"]?[Self.nodeA.label]?.count == 1)
     }
 
     @Test func nextIntervalStartsEmpty() {
@@ -68,9 +70,8 @@ import Testing
         #expect(recorder.takeSnapshot(start: 1, end: 2).nodes == nil)
     }
 
-    @Test(arguments: [[String](), ["127.0.0.1:5222"]])
-    func singleServerRunsRecordNoNodeFigures(labels: [String]) {
-        let (registry, login, _, _) = Self.registry(nodes: labels)
+    @Test func singleServerRunsRecordNoNodeFigures() {
+        let (registry, login, _, _) = Self.registry(nodes: [])
         var recorder = MetricsRecorder(registry: registry)
         recorder.recordLatency(login, correctedNanoseconds: 1_000_000, serviceNanoseconds: 1_000_000, node: nil)
         recorder.recordLatency(login, correctedNanoseconds: 1_000_000, serviceNanoseconds: 1_000_000, node: Self.nodeA)
@@ -82,6 +83,42 @@ import Testing
         let summary = Self.summary(snapshot)
         #expect(summary.nodes == nil)
         #expect(!TextReport.render(summary).contains("server nodes"))
+    }
+
+    /// One generator per node (the README's cluster layout, the Kubernetes Job with one SERVER):
+    /// each generator labels its one node, counts what other generators' nodes sent to it, and the
+    /// merged figures hold the whole node × node matrix.
+    @Test func oneGeneratorPerNodeFillsTheMatrixWhenMerged() throws {
+        let ms: UInt64 = 1_000_000
+        let (registryA, loginA, _, _) = Self.registry(nodes: [Self.nodeA.label])
+        var generatorA = MetricsRecorder(registry: registryA)
+        let onlyA = ServerNode(index: 0, label: Self.nodeA.label)
+        generatorA.recordLatency(loginA, correctedNanoseconds: 10 * ms, serviceNanoseconds: 9 * ms, node: onlyA)
+        generatorA.recordNodeMessage(senderLabel: Self.nodeA.label, receiver: onlyA, nanoseconds: 2 * ms)
+        generatorA.recordNodeMessage(senderLabel: Self.nodeB.label, receiver: onlyA, nanoseconds: 6 * ms)
+        let (registryB, loginB, _, _) = Self.registry(nodes: [Self.nodeB.label])
+        var generatorB = MetricsRecorder(registry: registryB)
+        let onlyB = ServerNode(index: 0, label: Self.nodeB.label)
+        generatorB.recordLatency(loginB, correctedNanoseconds: 20 * ms, serviceNanoseconds: 19 * ms, node: onlyB)
+        for _ in 0..<3 { generatorB.recordNodeMessage(senderLabel: Self.nodeA.label, receiver: onlyB, nanoseconds: 7 * ms) }
+        let merged = generatorA.takeSnapshot(start: 0, end: 5).merging(generatorB.takeSnapshot(start: 0, end: 5))
+        let summary = try #require(Self.summary(merged).nodes)
+        #expect(summary.labels == [Self.nodeA.label, Self.nodeB.label])
+        #expect(summary.messageMatrix[Self.nodeA.label]?[Self.nodeA.label]?.count == 1)
+        #expect(summary.messageMatrix[Self.nodeA.label]?[Self.nodeB.label]?.count == 3)
+        #expect(summary.messageMatrix[Self.nodeB.label]?[Self.nodeA.label]?.count == 1)
+        #expect(summary.messageCounts == (total: 5, crossNode: 4))
+        #expect(summary.nodes[Self.nodeA.label]?.loggedIn == 1 && summary.nodes[Self.nodeB.label]?.loggedIn == 1)
+    }
+
+    @Test func otherGeneratorsNodesAreBounded() {
+        let (registry, _, _, _) = Self.registry(nodes: [Self.nodeA.label])
+        var recorder = MetricsRecorder(registry: registry)
+        let only = ServerNode(index: 0, label: Self.nodeA.label)
+        for index in 0..<(NodeRecorder.maxForeignSenders + 10) {
+            recorder.recordNodeMessage(senderLabel: "127.9.\(index / 256).\(index % 256):5222", receiver: only, nanoseconds: 1)
+        }
+        #expect(recorder.takeSnapshot(start: 0, end: 1).nodes?.messages.count == NodeRecorder.maxForeignSenders)
     }
 
     @Test func snapshotsMergeByLabelWhateverTheEndpointOrder() throws {
@@ -126,11 +163,12 @@ import Testing
     @Test func summaryAndReportsShowNodesAndTheMatrix() throws {
         let summary = Self.summary(Self.recordedTwoNodeSnapshot())
         let nodes = try #require(summary.nodes)
-        #expect(nodes.labels == [Self.nodeA.label, Self.nodeB.label])
+        // The third label is the other generator's node that sent to A.
+        #expect(nodes.labels == [Self.nodeA.label, Self.nodeB.label, "127.9.9.9:5222"])
         #expect(nodes.nodes[Self.nodeA.label]?.loggedIn == 2 && nodes.nodes[Self.nodeB.label]?.loggedIn == 1)
         #expect(nodes.nodes[Self.nodeB.label]?.phases["login.sasl"]?.count == 1)
         #expect(nodes.nodes[Self.nodeB.label]?.errorCount == 2)
-        #expect(nodes.messageCounts == (total: 4, crossNode: 3))
+        #expect(nodes.messageCounts == (total: 5, crossNode: 4))
         #expect(nodes.messageMatrix[Self.nodeA.label]?[Self.nodeB.label]?.count == 2)
 
         // summary.json carries them under `nodes`, and reads back equal.
@@ -142,7 +180,7 @@ import Testing
 
         let text = TextReport.render(summary)
         #expect(text.contains("server nodes"))
-        #expect(text.contains("4 messages, 3 across nodes"))
+        #expect(text.contains("5 messages, 4 across nodes"))
         let matrixRow = try #require(text.split(separator: "\n").first { $0.hasPrefix(Self.nodeA.label) && $0.contains("(2)") })
         #expect(matrixRow.contains("(1)"), "A→A holds 1 message, A→B 2: \(matrixRow)")
         let html = HTMLReport.render(

@@ -68,7 +68,11 @@ final class RunEnvironment: Sendable {
         } else {
             endpointSpread = nil
             self.endpointAddresses = [server]
-            nodes = []
+            // One generator per node (one endpoint each) in a run of several: its node is labelled too,
+            // so stamps name it and the merged report's node × node matrix has the cross-generator cells.
+            let severalGenerators = configuration.segment.count > 1 || configuration.generatorKey != nil
+            let only = configuration.endpoints.first ?? WeightedEndpoint(host: configuration.host, port: configuration.port)
+            nodes = severalGenerators ? [ServerNode(index: 0, label: ServerNodeLabel.of(only))] : []
         }
         // Indexed like `endpointAddresses` (the spread's order; one endpoint without a spread).
         let ordered = endpointSpread?.all ?? Array(configuration.endpoints.prefix(1))

@@ -9,7 +9,8 @@ public struct MetricRegistry: Sendable {
     public private(set) var names: [String] = []
     private var ids: [String: MetricID] = [:]
     /// The run's server nodes (`ServerNode.label`, in endpoint order) when it has more than one
-    /// endpoint; empty otherwise, and then no per-node figures are recorded.
+    /// endpoint, or its one node when it is one generator of several; empty otherwise, and then no
+    /// per-node figures are recorded.
     public var nodeLabels: [String] = []
 
     public init() {}

@@ -24,7 +24,7 @@ public struct MetricsRecorder {
 
     public init(registry: MetricRegistry) {
         names = registry.names
-        nodes = registry.nodeLabels.count > 1 ? NodeRecorder(labels: registry.nodeLabels, metricNames: registry.names) : nil
+        nodes = registry.nodeLabels.isEmpty ? nil : NodeRecorder(labels: registry.nodeLabels, metricNames: registry.names)
         corrected = Array(repeating: nil, count: registry.count)
         service = Array(repeating: nil, count: registry.count)
         counters = Array(repeating: 0, count: Counter.allCases.count)
@@ -65,8 +65,7 @@ public struct MetricsRecorder {
     /// session on `receiver` after `nanoseconds` (send to receipt): one sample in the node matrix.
     /// Labels that are not this run's nodes are not counted.
     public mutating func recordNodeMessage(senderLabel: String, receiver: ServerNode, nanoseconds: UInt64) {
-        guard let sender = nodes?.index(of: senderLabel) else { return }
-        nodes?.recordMessage(sender: sender, receiver: receiver.index, nanoseconds: nanoseconds)
+        nodes?.recordMessage(senderLabel: senderLabel, receiver: receiver.index, nanoseconds: nanoseconds)
     }
 
     public mutating func increment(_ counter: Counter, by amount: UInt64 = 1) {

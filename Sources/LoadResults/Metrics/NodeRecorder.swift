@@ -1,10 +1,13 @@
-/// The per-node part of one event loop's `MetricsRecorder` (runs with more than one endpoint): per
-/// node, the latencies of logins to it and its sessions' errors; per (sender node, receiver node),
-/// the one-to-one message latency. Arrays indexed by node (and metric) index, histograms created on
-/// first use and reset, not reallocated, at each snapshot.
+/// The per-node part of one event loop's `MetricsRecorder` (runs with more than one endpoint, and
+/// every generator of a run of several): per node, the latencies of logins to it and its sessions'
+/// errors; per (sender node, receiver node), the one-to-one message latency. Arrays indexed by node
+/// (and metric) index, histograms created on first use and reset, not reallocated, at each snapshot.
 ///
-/// Bounded: `labels.count` nodes, `labels.count²` matrix cells; a stamp naming a node that is not
-/// one of `labels` (another generator's endpoint list) is not counted in the matrix.
+/// A stamp naming a sender node that is not one of `labels` comes from another generator (one
+/// generator per node: the cluster layout of the README and the Kubernetes Job); its row is kept by
+/// label, so the merged report's matrix has the cross-generator cells.
+/// Bounded: `labels.count` nodes, `labels.count²` matrix cells, and at most `maxForeignSenders`
+/// other generators' nodes × `labels.count` cells (stamps of further nodes are not counted).
 struct NodeRecorder {
     let labels: [String]
     private let metricNames: [String]
@@ -15,6 +18,10 @@ struct NodeRecorder {
     private var errors: [[String: UInt64]]
     /// [sender * labels.count + receiver].
     private var matrix: [LatencyHistogram?]
+    /// Sender label of another generator's node → [receiver] latency.
+    private var foreign: [String: [LatencyHistogram?]] = [:]
+    /// Most other generators' nodes kept in the matrix.
+    static let maxForeignSenders = 64
     private var touched = false
 
     init(labels: [String], metricNames: [String]) {
@@ -47,6 +54,16 @@ struct NodeRecorder {
         guard labels.indices.contains(node) else { return }
         touched = true
         CardinalityCap.add(kind, 1, to: &errors[node], cap: CardinalityCap.errorKinds, combine: +)
+    }
+
+    /// A message from a node named by its label: one of ours, or another generator's.
+    mutating func recordMessage(senderLabel: String, receiver: Int, nanoseconds: UInt64) {
+        if let sender = indexOfLabel[senderLabel] { return recordMessage(sender: sender, receiver: receiver, nanoseconds: nanoseconds) }
+        guard labels.indices.contains(receiver), foreign[senderLabel] != nil || foreign.count < Self.maxForeignSenders else { return }
+        touched = true
+        if foreign[senderLabel] == nil { foreign[senderLabel] = Array(repeating: nil, count: labels.count) }
+        if foreign[senderLabel]![receiver] == nil { foreign[senderLabel]![receiver] = LatencyHistogram() }
+        foreign[senderLabel]![receiver]!.record(nanoseconds: nanoseconds)
     }
 
     mutating func recordMessage(sender: Int, receiver: Int, nanoseconds: UInt64) {
@@ -83,6 +100,13 @@ struct NodeRecorder {
                     figures.messages[label, default: [:]][receiverLabel, default: LatencyHistogram()].add(histogram)
                     matrix[cell]!.reset()
                 }
+            }
+        }
+        for (sender, row) in foreign {
+            for (receiver, histogram) in row.enumerated() {
+                guard let histogram, !histogram.isEmpty else { continue }
+                figures.messages[sender, default: [:]][labels[receiver], default: LatencyHistogram()].add(histogram)
+                foreign[sender]![receiver]!.reset()
             }
         }
         return figures.isEmpty ? nil : figures
