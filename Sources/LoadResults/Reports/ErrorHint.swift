@@ -42,7 +42,7 @@ public enum ErrorHint {
                 "the login did not finish within the login step's timeout; the example says the phase it was stuck in: connect (server down or its accept backlog full), tls/features/sasl (the server is slow or overloaded), bind (the server did not start the session: jabberd2's sm needs <auto-create/> for accounts it did not register, and answers no bind on a stream that has just registered)"
         case "sasl-mechanism-not-offered":
             return
-                "the mechanism forced with --sasl (or the profile's sasl:) is not offered by the server: pick one the example lists, or drop --sasl"
+                "the mechanism forced with --sasl (or the profile's sasl:) is not offered by the server: pass one the example lists as usable, or drop --sasl to use the strongest"
         case "sasl-no-common-mechanism":
             return
                 "the server offers no mechanism xmppload can use (SCRAM-SHA-512/-256/-1, PLAIN; not DIGEST-MD5, CRAM-MD5, X-OAUTH2 or -PLUS): enable SCRAM or PLAIN on the server"

@@ -75,13 +75,12 @@ public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// What xmppload can log in with, for messages.
-    static let supportedList = "SCRAM-SHA-512, SCRAM-SHA-256, SCRAM-SHA-1, PLAIN (ANONYMOUS with --sasl)"
+    static func list(_ names: [String]) -> String { names.isEmpty ? "none" : names.joined(separator: ", ") }
 
-    /// " (DIGEST-MD5, X-OAUTH2 not supported by xmppload)" for the offered mechanisms it cannot use.
+    /// " (unsupported here: DIGEST-MD5, X-OAUTH2)" for the offered mechanisms xmppload cannot use.
     static func unsupportedNote(_ offered: [String]) -> String {
         let unsupported = offered.filter { !SASLMechanism.isSupported($0) }
-        return unsupported.isEmpty ? "" : " (\(unsupported.joined(separator: ", ")) not supported by xmppload)"
+        return unsupported.isEmpty ? "" : " (unsupported here: \(unsupported.joined(separator: ", ")))"
     }
 
     public var description: String {
@@ -92,18 +91,13 @@ public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
             return "SASL failure <\(condition)/>" + (text.map { ": \($0)" } ?? "")
         case .sasl(_, let detail): return "SASL: \(detail)"
         case .noCommonMechanism(let offered):
-            return "no usable SASL mechanism: the server offers "
-                + (offered.isEmpty ? "none" : offered.joined(separator: ", "))
-                + Self.unsupportedNote(offered)
-                + "; xmppload logs in with \(Self.supportedList)"
+            // Short enough for the report's example of the kind (160 characters): the remedy is its hint.
+            return "no usable SASL mechanism; offered: \(Self.list(offered))\(Self.unsupportedNote(offered)); "
+                + "xmppload uses SCRAM-SHA-512/-256/-1, PLAIN"
         case .forcedMechanismNotOffered(let forced, let offered):
             let usable = offered.filter { SASLMechanism.isSupported($0) }
-            return "--sasl \(forced) was asked for, but the server does not offer it; it offers "
-                + (offered.isEmpty ? "none" : offered.joined(separator: ", "))
-                + Self.unsupportedNote(offered)
-                + (usable.isEmpty
-                    ? ""
-                    : "; choose one of \(usable.joined(separator: ", ")) with --sasl, or drop --sasl to use the strongest")
+            return "--sasl \(forced): not offered by the server; offered: \(Self.list(offered))\(Self.unsupportedNote(offered))"
+                + (usable.isEmpty ? "" : "; usable: \(usable.joined(separator: ", "))")
         case .tlsRequiredButNotOffered:
             return
                 "STARTTLS is required (--tls starttls) but the server does not offer it; nothing was sent in cleartext (use --tls none to allow a plaintext login)"
