@@ -84,8 +84,9 @@ extension SessionMachine {
                 return
             }
             stepFailed(.mucError(condition: condition))
-        } else if Self.statusCodes(stanza).contains("110") {
-            // Self-presence (XEP-0045 §7.2.2).
+        } else if Self.statusCodes(stanza).contains("110") || from == "\(roomJID)/\(room?.nick ?? "")" {
+            // Self-presence (XEP-0045 §7.2.2): status 110, or — from a service that predates status 110 —
+            // the presence of our own nick, which the room sends only once we are in.
             room?.joinRetries = 0
             if Self.statusCodes(stanza).contains("201") {
                 // We created the room: accept the default configuration (instant room) to unlock it.

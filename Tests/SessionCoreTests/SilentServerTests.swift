@@ -73,6 +73,26 @@ import XMPPCore
         #expect(Self.snapshot(driver).errors == ["stanza-not-allowed": 1])
     }
 
+    // MARK: - MUC
+
+    @Test func aRoomWithoutStatus110JoinsOnOurOwnNicksPresence() throws {
+        var driver = try MachineDriver(profile: Self.profile("  - login\n  - muc_join: {room: r1}\n  - logout"))
+        try driver.logIn()
+        #expect(driver.sent().last?.attribute("to") == "r1@conference.load.test/user1")
+        // Another occupant: not us, the join goes on waiting.
+        try driver.receive(
+            "<presence from='r1@conference.load.test/user7'><x xmlns='http://jabber.org/protocol/muc#user'><item affiliation='none' role='participant'/></x></presence>"
+        )
+        #expect(driver.actions.last != .closeStream)
+        // Our nick, without status 110 (a service older than XEP-0045 1.20): joined.
+        try driver.receive(
+            "<presence from='r1@conference.load.test/user1'><x xmlns='http://jabber.org/protocol/muc#user'><item affiliation='none' role='participant'/></x></presence>"
+        )
+        #expect(driver.actions.last == .closeStream)
+        let snapshot = Self.snapshot(driver)
+        #expect(snapshot.errors.isEmpty && snapshot.latency["muc.join"]?.count == 1)
+    }
+
     // MARK: - Pings
 
     @Test func aPingStepAnsweredWithAnErrorStillFailsWithTheCondition() throws {
