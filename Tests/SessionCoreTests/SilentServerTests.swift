@@ -127,6 +127,24 @@ import XMPPCore
         #expect(snapshot.errors.isEmpty && !driver.ended)
     }
 
+    // MARK: - Stream management
+
+    @Test func streamManagementAskedForButNotOfferedIsCountedAndTheSessionGoesOn() throws {
+        var driver = try MachineDriver(profile: Self.profile("  - login\n  - stay_online", extra: "stream_management: true"))
+        // logIn's features offer no urn:xmpp:sm:3 (as jabberd2, whose only XEP-0198 is pre-standard).
+        try driver.logIn()
+        #expect(!driver.sent().contains { $0.name == "enable" })
+        let snapshot = Self.snapshot(driver)
+        #expect(snapshot.counter(.streamManagementNotOffered) == 1)
+        #expect(snapshot.errors.isEmpty && !driver.ended)
+    }
+
+    @Test func aProfileWithoutStreamManagementCountsNothing() throws {
+        var driver = try MachineDriver(profile: Self.profile("  - login\n  - stay_online"))
+        try driver.logIn()
+        #expect(Self.snapshot(driver).counter(.streamManagementNotOffered) == 0)
+    }
+
     // MARK: - Login phases
 
     @Test func aLoginStuckAtBindSaysSo() throws {

@@ -32,6 +32,9 @@ public enum Counter: Int, CaseIterable, Sendable {
     /// Logouts whose `</stream:stream>` the server neither answered nor closed the connection for
     /// within the logout wait: the session completed, its logout unmeasured.
     case logoutsUnanswered
+    /// Logins of a profile that asks for XEP-0198 whose server did not offer `urn:xmpp:sm:3` (jabberd2
+    /// offers only a pre-standard namespace): the session went on without stream management.
+    case streamManagementNotOffered
 
     public var name: String {
         switch self {
@@ -75,6 +78,7 @@ public enum Counter: Int, CaseIterable, Sendable {
         case .presenceEchoLate: return "presence_echo_late"
         case .pingsUnsupported: return "pings_unsupported"
         case .logoutsUnanswered: return "logouts_unanswered"
+        case .streamManagementNotOffered: return "sm_not_offered"
         }
     }
 
