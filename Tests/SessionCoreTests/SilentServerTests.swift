@@ -178,6 +178,16 @@ import XMPPCore
         }
     }
 
+    @Test func loginFailuresOfThisKindCarryAHintNamingWhatToDo() throws {
+        #expect(try #require(ErrorHint.hint(for: SessionError.loginTimeout(phase: .bind).kind)).contains("stuck in"))
+        let forced = SessionError.login(.forcedMechanismNotOffered(.scramSHA256, offered: ["PLAIN"])).kind
+        #expect(try #require(ErrorHint.hint(for: forced)).contains("--sasl"))
+        let none = SessionError.login(.noCommonMechanism(offered: ["DIGEST-MD5"])).kind
+        #expect(try #require(ErrorHint.hint(for: none)).contains("DIGEST-MD5"))
+        let form = SessionError.login(.registrationFailed(condition: "not-acceptable")).kind
+        #expect(try #require(ErrorHint.hint(for: form)).contains("more than username and password"))
+    }
+
     // MARK: - Registration
 
     @Test func registrationLogsInOnAFreshStream() throws {

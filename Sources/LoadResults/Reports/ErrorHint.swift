@@ -46,6 +46,12 @@ public enum ErrorHint {
         case "sasl-no-common-mechanism":
             return
                 "the server offers no mechanism xmppload can use (SCRAM-SHA-512/-256/-1, PLAIN; not DIGEST-MD5, CRAM-MD5, X-OAUTH2 or -PLUS): enable SCRAM or PLAIN on the server"
+        case "register-not-acceptable", "register-bad-request":
+            return
+                "the server refused the registration form: it likely asks for more than username and password (e-mail, CAPTCHA, a token); create the accounts another way"
+        case "register-not-allowed":
+            return
+                "the server does not allow in-band registration from here (disabled, or throttled per address): enable it for the test, or create the accounts another way"
         case "write-stalled":
             return "the server stopped reading our data for longer than --write-stall"
         default:
