@@ -19,8 +19,9 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     case streamClosedByServer
     /// A stanza arrived before any stream header.
     case noStreamHeader
-    /// Connect plus login did not finish within the login step's timeout.
-    case loginTimeout
+    /// Connect plus login did not finish within the login step's timeout; the phase it was stuck in
+    /// (`connect` while connecting) is named in `detail`, the kind stays `timeout-login`.
+    case loginTimeout(phase: LoginPhase?)
     /// A step's answer did not come within its timeout.
     case stepTimeout(step: String)
     /// An iq we sent (roster, ping, disco…) or our presence came back as an error.
@@ -88,7 +89,23 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .login(let error): return error.description
         case .xml(let error): return error.description
+        case .loginTimeout(let phase): return Self.stuckDescription(phase)
         default: return nil
+        }
+    }
+
+    /// "stuck at PHASE: what the server did not do" for a login timeout.
+    static func stuckDescription(_ phase: LoginPhase?) -> String {
+        switch phase {
+        case .connect: return "stuck at connect: the TCP connection was not established"
+        case .tls: return "stuck at tls: no answer to <starttls/>, or the TLS handshake did not finish"
+        case .features: return "stuck at features: no <stream:features> after our stream header"
+        case .register: return "stuck at register: no answer to the in-band registration"
+        case .sasl: return "stuck at sasl: the SASL exchange got no <success/> or <failure/>"
+        case .bind: return "stuck at bind: no stream features after SASL, or no answer to the resource bind"
+        case .session: return "stuck at session: no answer to the session establishment"
+        case .resume: return "stuck at resume: no <resumed/> or <failed/> after our XEP-0198 <resume/>"
+        case nil: return "stuck before the login began"
         }
     }
 }

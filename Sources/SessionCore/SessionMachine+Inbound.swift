@@ -28,6 +28,13 @@ extension SessionMachine {
             return
         }
         guard case .running = stage else { return }
+        if presenceEchoOverdue, stanza.name == "presence", stanza.attribute("from") == boundJID,
+            stanza.attribute("type") == nil
+        {
+            // The echo came after the presence step stopped waiting for it: a slow server, not a silent one.
+            presenceEchoOverdue = false
+            host.recorder.increment(.presenceEchoLate)
+        }
         switch waiting {
         case .iqResponse(let id):
             guard stanza.name == "iq", stanza.attribute("id") == id else { return }
@@ -40,12 +47,12 @@ extension SessionMachine {
         case .ownPresence:
             guard stanza.name == "presence", stanza.attribute("from") == boundJID else { return }
             if stanza.attribute("type") == "error" {
+                // Refused: not available after all, so not a message target.
+                host.setOnline(identity.slot, false)
+                isAvailable = false
                 recordStanzaErrorText(stanza)
                 stepFailed(.stanzaError(condition: Self.stanzaCondition(stanza)))
             } else {
-                // Available now: the server routes messages for the bare JID here, so others may pick it.
-                host.setOnline(identity.slot, true)
-                isAvailable = true
                 completeStep()
             }
         case .mucJoin(let roomJID):
@@ -77,8 +84,9 @@ extension SessionMachine {
                 return
             }
             stepFailed(.mucError(condition: condition))
-        } else if Self.statusCodes(stanza).contains("110") {
-            // Self-presence (XEP-0045 §7.2.2).
+        } else if Self.statusCodes(stanza).contains("110") || from == "\(roomJID)/\(room?.nick ?? "")" {
+            // Self-presence (XEP-0045 §7.2.2): status 110, or — from a service that predates status 110 —
+            // the presence of our own nick, which the room sends only once we are in.
             room?.joinRetries = 0
             if Self.statusCodes(stanza).contains("201") {
                 // We created the room: accept the default configuration (instant room) to unlock it.

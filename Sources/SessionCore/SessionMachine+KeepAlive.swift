@@ -3,7 +3,9 @@ import XMPPCore
 
 /// Keep-alives while logged in (`keepalive:`): an XEP-0199 ping to the domain per interval, timed, or
 /// a single space. A ping still unanswered at the next tick means the connection is dead: the session
-/// drops it (`timeout-keepalive`), and its reconnect policy applies.
+/// drops it (`timeout-keepalive`), and its reconnect policy applies. A ping answered with an error
+/// (a server without XEP-0199) is no round trip: it is counted (`pings_unsupported`) and the session
+/// keeps its connection alive with whitespace from then on.
 extension SessionMachine {
     mutating func armKeepAlive() {
         guard let keepAlive = script.keepAlive else { return }
@@ -17,7 +19,7 @@ extension SessionMachine {
             return end(.keepAliveTimeout)
         }
         if !writeBlocked {
-            switch keepAlive.kind {
+            switch keepAliveFallsBackToWhitespace ? .whitespace : keepAlive.kind {
             case .ping:
                 requestCounter &+= 1
                 let id = "ka\(requestCounter)"
@@ -31,13 +33,19 @@ extension SessionMachine {
     }
 
     /// True when `stanza` answers our keep-alive ping (a result, or an error: either way the server
-    /// is there); its round trip is recorded.
+    /// is there and the connection lives). Only a result is a round trip of `keepalive.ping`; an
+    /// error means the server does not do XEP-0199: counted once, and whitespace from now on.
     mutating func keepAliveAnswered(_ stanza: XMLElement) -> Bool {
         guard let awaited = keepAlivePending, stanza.name == "iq", stanza.attribute("id") == awaited.id,
             stanza.attribute("type") == "result" || stanza.attribute("type") == "error"
         else { return false }
         keepAlivePending = nil
-        recordLatency(settings.metrics.keepAlivePing, from: awaited.sentAt, serviceFrom: awaited.sentAt)
+        if stanza.attribute("type") == "result" {
+            recordLatency(settings.metrics.keepAlivePing, from: awaited.sentAt, serviceFrom: awaited.sentAt)
+        } else if !keepAliveFallsBackToWhitespace {
+            keepAliveFallsBackToWhitespace = true
+            host.recorder.increment(.pingsUnsupported)
+        }
         return true
     }
 }

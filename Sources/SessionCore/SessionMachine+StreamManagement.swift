@@ -19,9 +19,11 @@ final class StreamManagementSession {
 /// XEP-0198 stream management: enable after login, answer `<r/>`, ask for acks, and on a drop resume
 /// the stream (keeping the program where it was) before falling back to a fresh login.
 extension SessionMachine {
-    /// After a fresh login: enable stream management when the profile asks and the server offers it.
+    /// After a fresh login: enable stream management when the profile asks and the server offers it;
+    /// asked for but not offered is counted (`sm_not_offered`), never silent.
     mutating func enableStreamManagement(offered: Bool) {
         guard let settings = script.streamManagement, offered else {
+            if script.streamManagement != nil { host.recorder.increment(.streamManagementNotOffered) }
             streamManagement = nil
             return
         }

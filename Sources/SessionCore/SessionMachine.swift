@@ -122,8 +122,13 @@ public struct SessionMachine {
     var hasProbed = false
     /// The id and send time of our keep-alive ping awaiting its answer.
     var keepAlivePending: (id: String, sentAt: SessionInstant)?
-    /// Our available presence was acknowledged (others may pick us as a `to: random` target).
+    /// Our available presence was sent (others may pick us as a `to: random` target).
     var isAvailable = false
+    /// The presence step completed without its echo; an echo arriving now is counted as late.
+    var presenceEchoOverdue = false
+    /// The server answered a keep-alive ping with an error (no XEP-0199): whitespace keep-alives
+    /// from then on, for the rest of the session's life (reconnects included).
+    var keepAliveFallsBackToWhitespace = false
     /// XEP-0198 state, while the profile asks for stream management and the server granted it.
     var streamManagement: StreamManagementSession?
 
@@ -211,19 +216,30 @@ public struct SessionMachine {
     }
 
     private mutating func connected() {
+        if case .loggingIn(let progress) = stage, progress.awaitsFreshConnection {
+            // The account was registered on the previous stream: authenticate on this one.
+            progress.awaitsFreshConnection = false
+            progress.machine = LoginMachine(configuration: loginConfiguration(register: false), keyCache: host.keyCache)
+            return perform(progress.machine.start())
+        }
         guard case .connecting = stage else { return }
         resource = render(script.login.resource)
-        var configuration = LoginMachine.Configuration(
-            domain: settings.domain, username: identity.username, password: settings.password,
-            resource: resource, tls: script.login.tls, mechanism: script.login.mechanism,
-            register: script.login.register)
-        configuration.deriveKeysElsewhere = true
-        configuration.resume = resumeRequest
-        configuration.maxSCRAMIterations = settings.maxSCRAMIterations
-        let progress = LoginProgress(machine: LoginMachine(configuration: configuration, keyCache: host.keyCache), now: now)
+        let machine = LoginMachine(configuration: loginConfiguration(register: script.login.register), keyCache: host.keyCache)
+        let progress = LoginProgress(machine: machine, now: now)
         progress.record(.connect, nanos: now.nanoseconds(since: connectStart))
         stage = .loggingIn(progress)
         perform(progress.machine.start())
+    }
+
+    private func loginConfiguration(register: Bool) -> LoginMachine.Configuration {
+        var configuration = LoginMachine.Configuration(
+            domain: settings.domain, username: identity.username, password: settings.password,
+            resource: resource, tls: script.login.tls, mechanism: script.login.mechanism,
+            register: register)
+        configuration.deriveKeysElsewhere = true
+        configuration.resume = resumeRequest
+        configuration.maxSCRAMIterations = settings.maxSCRAMIterations
+        return configuration
     }
 
     private mutating func keyDerived(_ result: Result<SCRAMKeys, SASLError>) {
@@ -312,6 +328,15 @@ public struct SessionMachine {
                 if let reply { send(reply) }
             case .registered(let created):
                 host.recorder.increment(created ? .accountsCreated : .accountsExisted)
+            case .authenticateOnFreshStream:
+                // Close this stream and connection; `connected()` starts the authenticating login on the
+                // next one (the login timeout keeps running: it covers both streams).
+                guard case .loggingIn(let progress) = stage else { return }
+                progress.enter(.connect, now: now)
+                progress.awaitsFreshConnection = true
+                pending.append(.closeStream)
+                pending.append(.close)
+                pending.append(.connect)
             case .loggedIn(let jid):
                 guard case .loggingIn(let progress) = stage else { return }
                 if probesServer {
@@ -384,8 +409,11 @@ public struct SessionMachine {
         host.setOnline(identity.slot, false)
         send(Stanza.presence(type: "unavailable"))
         pending.append(.closeStream)
-        armTimeout(after: .seconds(5), .logout(since: now))
+        armTimeout(after: Self.logoutWait, .logout(since: now))
     }
+
+    /// How long a logout waits for the server's `</stream:stream>` (or its close of the connection).
+    static let logoutWait = Duration.seconds(5)
 
     private mutating func logoutFinished(since: SessionInstant) {
         recordLatency(settings.metrics.logout, from: since, serviceFrom: since)
@@ -513,11 +541,24 @@ public struct SessionMachine {
         timeout = nil
         switch purpose {
         case .login:
-            end(.loginTimeout)
+            switch stage {
+            case .loggingIn(let progress): end(.loginTimeout(phase: progress.currentPhase))
+            default: end(.loginTimeout(phase: .connect))
+            }
         case .step(let name):
+            if waiting == .ownPresence {
+                // No echo within the bounded wait: the presence was sent and the session is available;
+                // the step completes unmeasured and the run counts the silent server.
+                host.recorder.increment(.presenceEchoMissing)
+                presenceEchoOverdue = true
+                return completeStep(measured: false)
+            }
             stepFailed(.stepTimeout(step: name))
-        case .logout(let since):
-            logoutFinished(since: since)
+        case .logout:
+            // The server neither answered our `</stream:stream>` nor closed the connection within the
+            // wait: the session did all it was asked and completes; there is no round trip to time.
+            host.recorder.increment(.logoutsUnanswered)
+            end(nil)
         }
     }
 
@@ -641,6 +682,8 @@ final class LoginProgress {
     private(set) var phaseNanos = [UInt64](repeating: 0, count: LoginPhase.allCases.count)
     /// Bit i set: the login went through `LoginPhase.allCases[i]` (recorded even if it took 0 ns).
     private(set) var phasesVisited: UInt32 = 0
+    /// The account was registered on a stream now closed; the next connection authenticates.
+    var awaitsFreshConnection = false
 
     init(machine: LoginMachine, now: SessionInstant) {
         self.machine = machine

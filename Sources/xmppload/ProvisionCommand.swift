@@ -9,6 +9,11 @@ import XMPPCore
 /// (XEP-0077), at most `--concurrency` at a time, optionally with mutual roster subscriptions between
 /// neighbours (i ↔ i+1). Idempotent: an existing account (`conflict`) is counted as existed and then
 /// logged in, so a wrong password shows up as failed.
+///
+/// Each account registers on one stream and logs in on a fresh one (`LoginMachine`'s
+/// `.authenticateOnFreshStream`), on every server: jabberd2 2.7 answers no resource bind on a stream that
+/// has just registered, so logging in on the same stream stalled every account at bind there, while a
+/// fresh stream costs one more connect per account and works on Prosody, ejabberd and jabberd2 alike.
 struct ProvisionCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "provision",
@@ -17,8 +22,10 @@ struct ProvisionCommand: AsyncParsableCommand {
             Example:
               xmppload provision --server 127.0.0.1:5222 --domain load.test --accounts 1-1000 \\
                   --password secret --concurrency 50 --rosters --insecure
-            Works where the server allows in-band registration (Openfire by default; Prosody and
-            ejabberd when enabled); a server that does not advertise it fails with register-not-offered.
+            Works where the server allows in-band registration (Openfire by default; Prosody, ejabberd
+            and jabberd2 when enabled); a server that does not advertise it fails with register-not-offered.
+            Each account registers, then logs in on a fresh connection (jabberd2 binds nothing on a
+            stream that has just registered).
             The password comes from --password, --password-file or XMPPLOAD_PASSWORD.
             Exit codes: 0 every account exists now, 1 some failed, 2 usage error.
             """

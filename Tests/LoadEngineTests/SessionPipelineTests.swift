@@ -189,6 +189,7 @@ import XMPPCore
         #expect(harness.isEnded, "login did not time out")
         let snapshot = harness.snapshot()
         #expect(snapshot.errors["timeout-login"] == 1)
+        #expect(snapshot.errorExamples?["timeout-login"] == "stuck at features: no <stream:features> after our stream header")
         #expect(snapshot.counter(.sessionsFailed) == 1)
         #expect(!harness.channel.isActive)
     }
@@ -216,6 +217,70 @@ import XMPPCore
         let logout = String(decoding: try harness.clientOutput(), as: UTF8.self)
         #expect(logout.contains("unavailable") && logout.contains("</stream:stream>"))
         #expect(harness.snapshot().counter(.pingsAnswered) == 1)
+    }
+
+    /// jabberd2 2.7 as recorded: no echo of initial presence, and (without its iq-ping module) an error
+    /// reply to keep-alive pings.
+    @Test func recordedJabberd2WithoutEchoOrPingsNeitherFailsNorCountsRoundTrips() throws {
+        let harness = try Harness(
+            profile: """
+                name: jabberd2
+                login: {sasl: PLAIN, tls: none, resource: r1}
+                keepalive: {ping: 10s}
+                steps: [login, {roster: get}, {presence: available}, stay_online, logout]
+                """)
+        try harness.connect()
+        try harness.replay(Transcript(named: "jabberd2-2.7-no-echo-ping-error"))
+        // A message target at once: the presence was sent.
+        #expect(harness.context.environment.directory.isOnline(0))
+        // No echo: the presence step waits 2 s at most, then completes unmeasured.
+        harness.loop.advanceTime(by: .milliseconds(1_900))
+        #expect(harness.snapshot().counter(.presenceEchoMissing) == 0)
+        harness.loop.advanceTime(by: .milliseconds(200))
+        var snapshot = harness.snapshot()
+        #expect(snapshot.counter(.presenceEchoMissing) == 1)
+        #expect(snapshot.latency["presence"] == nil)
+        #expect(snapshot.errors.isEmpty && !harness.isEnded)
+        // The keep-alive ping, 10 s after the login; the server answers it as recorded.
+        harness.loop.advanceTime(by: .seconds(8))
+        let ping = String(decoding: try harness.clientOutput(), as: UTF8.self)
+        #expect(ping.contains("<ping xmlns='urn:xmpp:ping'/>") && ping.contains("id='ka2'"), "sent: \(ping)")
+        try harness.serverSends(
+            "<iq xmlns='jabber:client' from='load.test' to='user1@load.test/r1' id='ka2' type='error'><error type='cancel' code='501'><feature-not-implemented xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error><ping xmlns='urn:xmpp:ping'></ping></iq>"
+        )
+        snapshot = harness.snapshot()
+        #expect(snapshot.counter(.pingsUnsupported) == 1)
+        #expect(snapshot.latency["keepalive.ping"] == nil, "an error reply is no round trip")
+        #expect(snapshot.errors.isEmpty && !harness.isEnded)
+        // From now on whitespace: no ping, no keep-alive timeout, still counted once.
+        for _ in 0..<3 {
+            harness.loop.advanceTime(by: .seconds(10))
+            #expect(String(decoding: try harness.clientOutput(), as: UTF8.self) == " ")
+        }
+        #expect(!harness.isEnded)
+        harness.context.beginGracefulStop()
+        let logout = String(decoding: try harness.clientOutput(), as: UTF8.self)
+        #expect(logout.contains("unavailable") && logout.contains("</stream:stream>"))
+        try harness.serverSends("</stream:stream>")
+        snapshot = harness.snapshot()
+        #expect(snapshot.counter(.sessionsCompleted) == 1 && snapshot.counter(.sessionsFailed) == 0)
+        #expect(snapshot.counter(.pingsUnsupported) == 0, "counted once, at the first error reply (the snapshot before took it)")
+        #expect(snapshot.errors.isEmpty)
+        try harness.finish()
+    }
+
+    @Test func aLogoutTheServerNeverAnswersCompletesUnmeasured() throws {
+        let harness = try Harness.idleAndLoggedIn()
+        harness.context.beginGracefulStop()
+        _ = try harness.clientOutput()
+        harness.loop.advanceTime(by: .seconds(4))
+        #expect(!harness.isEnded)
+        harness.loop.advanceTime(by: .seconds(2))
+        #expect(harness.isEnded)
+        let snapshot = harness.snapshot()
+        #expect(snapshot.counter(.sessionsCompleted) == 1 && snapshot.counter(.sessionsFailed) == 0)
+        #expect(snapshot.counter(.logoutsUnanswered) == 1)
+        #expect(snapshot.latency["logout"] == nil)
     }
 
     @Test func aServerThatStopsReadingEndsTheSessionWithWriteStalled() throws {

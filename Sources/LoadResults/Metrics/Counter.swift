@@ -21,6 +21,20 @@ public enum Counter: Int, CaseIterable, Sendable {
     case connectionsTCP, connectionsWebSocket, connectionsBOSH
     /// HTTP requests written and responses read by the web transports (WebSocket upgrades, BOSH).
     case httpRequests, httpResponses
+    /// Available presences whose echo (RFC 6121 §4.2.2) did not come within the presence step's bounded
+    /// wait (jabberd2 never sends it): the step completed without it, unmeasured.
+    case presenceEchoMissing
+    /// Of those, echoes that came after all (later than the bounded wait): a slow server, not a silent one.
+    case presenceEchoLate
+    /// Keep-alive pings answered with an error (no XEP-0199 on the server): not round trips; the
+    /// session falls back to whitespace keep-alives (counted once per session).
+    case pingsUnsupported
+    /// Logouts whose `</stream:stream>` the server neither answered nor closed the connection for
+    /// within the logout wait: the session completed, its logout unmeasured.
+    case logoutsUnanswered
+    /// Logins of a profile that asks for XEP-0198 whose server did not offer `urn:xmpp:sm:3` (jabberd2
+    /// offers only a pre-standard namespace): the session went on without stream management.
+    case streamManagementNotOffered
 
     public var name: String {
         switch self {
@@ -60,6 +74,11 @@ public enum Counter: Int, CaseIterable, Sendable {
         case .connectionsBOSH: return "connections_bosh"
         case .httpRequests: return "http_requests"
         case .httpResponses: return "http_responses"
+        case .presenceEchoMissing: return "presence_echo_missing"
+        case .presenceEchoLate: return "presence_echo_late"
+        case .pingsUnsupported: return "pings_unsupported"
+        case .logoutsUnanswered: return "logouts_unanswered"
+        case .streamManagementNotOffered: return "sm_not_offered"
         }
     }
 

@@ -37,6 +37,21 @@ public enum ErrorHint {
         case "bosh-unanswered":
             return
                 "the BOSH server did not answer every request at logout (XEP-0124 §13: it answers the held request and the terminate): check a proxy's timeouts between us and the server"
+        case "timeout-login":
+            return
+                "the login did not finish within the login step's timeout; the example says the phase it was stuck in: connect (server down or its accept backlog full), tls/features/sasl (the server is slow or overloaded), bind (the server did not start the session: jabberd2's sm needs <auto-create/> for accounts it did not register, and answers no bind on a stream that has just registered)"
+        case "sasl-mechanism-not-offered":
+            return
+                "the mechanism forced with --sasl (or the profile's sasl:) is not offered by the server: pass one the example lists as usable, or drop --sasl to use the strongest"
+        case "sasl-no-common-mechanism":
+            return
+                "the server offers no mechanism xmppload can use (SCRAM-SHA-512/-256/-1, PLAIN; not DIGEST-MD5, CRAM-MD5, X-OAUTH2 or -PLUS): enable SCRAM or PLAIN on the server"
+        case "register-not-acceptable", "register-bad-request":
+            return
+                "the server refused the registration form: it likely asks for more than username and password (e-mail, CAPTCHA, a token); create the accounts another way"
+        case "register-not-allowed":
+            return
+                "the server does not allow in-band registration from here (disabled, or throttled per address): enable it for the test, or create the accounts another way"
         case "write-stalled":
             return "the server stopped reading our data for longer than --write-stall"
         default:

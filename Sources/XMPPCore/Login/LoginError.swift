@@ -9,6 +9,7 @@ public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
         case saslFailure(condition: String, text: String?)
         case sasl(kind: String, detail: String)
         case noCommonMechanism(offered: [String])
+        case forcedMechanismNotOffered(forced: String, offered: [String])
         case tlsRequiredButNotOffered
         case tlsRefused
         case bindFailed(condition: String)
@@ -34,6 +35,10 @@ public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func sasl(kind: String, detail: String) -> LoginError { LoginError(.sasl(kind: kind, detail: detail)) }
     /// None of the offered mechanisms is one we may use.
     public static func noCommonMechanism(offered: [String]) -> LoginError { LoginError(.noCommonMechanism(offered: offered)) }
+    /// The mechanism forced with `--sasl` (or the profile's `sasl:`) is not among those offered.
+    public static func forcedMechanismNotOffered(_ forced: SASLMechanism, offered: [String]) -> LoginError {
+        LoginError(.forcedMechanismNotOffered(forced: forced.name, offered: offered))
+    }
     /// TLS was required (STARTTLS mode) but the server did not offer `<starttls/>`.
     public static let tlsRequiredButNotOffered = LoginError(.tlsRequiredButNotOffered)
     /// The server answered `<starttls/>` with `<failure/>`.
@@ -58,6 +63,7 @@ public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
         case .saslFailure(let condition, _): return "sasl-\(condition)"
         case .sasl(let kind, _): return kind
         case .noCommonMechanism: return "sasl-no-common-mechanism"
+        case .forcedMechanismNotOffered: return "sasl-mechanism-not-offered"
         case .tlsRequiredButNotOffered: return "tls-not-offered"
         case .tlsRefused: return "tls-refused"
         case .bindFailed(let condition): return "bind-\(condition)"
@@ -69,6 +75,14 @@ public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    static func list(_ names: [String]) -> String { names.isEmpty ? "none" : names.joined(separator: ", ") }
+
+    /// " (unsupported here: DIGEST-MD5, X-OAUTH2)" for the offered mechanisms xmppload cannot use.
+    static func unsupportedNote(_ offered: [String]) -> String {
+        let unsupported = offered.filter { !SASLMechanism.isSupported($0) }
+        return unsupported.isEmpty ? "" : " (unsupported here: \(unsupported.joined(separator: ", ")))"
+    }
+
     public var description: String {
         switch reason {
         case .streamError(let condition, let text):
@@ -77,7 +91,13 @@ public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
             return "SASL failure <\(condition)/>" + (text.map { ": \($0)" } ?? "")
         case .sasl(_, let detail): return "SASL: \(detail)"
         case .noCommonMechanism(let offered):
-            return "no usable SASL mechanism among those offered: \(offered.joined(separator: ", "))"
+            // Short enough for the report's example of the kind (160 characters): the remedy is its hint.
+            return "no usable SASL mechanism; offered: \(Self.list(offered))\(Self.unsupportedNote(offered)); "
+                + "xmppload uses SCRAM-SHA-512/-256/-1, PLAIN"
+        case .forcedMechanismNotOffered(let forced, let offered):
+            let usable = offered.filter { SASLMechanism.isSupported($0) }
+            return "--sasl \(forced): not offered by the server; offered: \(Self.list(offered))\(Self.unsupportedNote(offered))"
+                + (usable.isEmpty ? "" : "; usable: \(usable.joined(separator: ", "))")
         case .tlsRequiredButNotOffered:
             return
                 "STARTTLS is required (--tls starttls) but the server does not offer it; nothing was sent in cleartext (use --tls none to allow a plaintext login)"

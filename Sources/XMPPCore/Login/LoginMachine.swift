@@ -1,8 +1,9 @@
 import Foundation
 
 /// The client side of XMPP stream negotiation as a value-type state machine:
-/// stream header → features → [STARTTLS → restart] → [in-band registration] → SASL → restart →
-/// resource bind → [session] → logged in.
+/// stream header → features → [STARTTLS → restart] → SASL → restart → resource bind → [session] →
+/// logged in; or, to register: stream header → features → [STARTTLS → restart] → in-band registration
+/// → `.authenticateOnFreshStream` (the handler connects again and runs a machine without `register`).
 ///
 /// The machine decides; the channel handler acts. Every mutating method takes what happened and
 /// returns the actions to perform, in order. It owns no I/O, no clock and no event loop, so it is
@@ -73,6 +74,14 @@ public struct LoginMachine {
         case unexpected(XMLElement, reply: XMLElement?)
         /// In-band registration ended: `created` is false when the account existed (`conflict`).
         case registered(created: Bool)
+        /// Registration is over and this machine is finished: close this stream and connection, connect
+        /// again and log in on a fresh stream with a machine that does not register.
+        ///
+        /// XEP-0077 allows authenticating on the stream that registered, but jabberd2 2.7 then answers
+        /// no resource bind at all (its sm learns of the user only for new streams), so every such login
+        /// stalls at bind. A fresh stream works on every server (Prosody, ejabberd, jabberd2); it costs
+        /// one more connect and TLS handshake per registration, which only provisioning pays.
+        case authenticateOnFreshStream
         /// Login finished; the bound full JID.
         case loggedIn(jid: String)
         /// The stream was resumed (XEP-0198 `<resumed/>`, given): the login is over, nothing was bound.
@@ -183,7 +192,8 @@ public struct LoginMachine {
                 if condition != "conflict" { return finish(.registrationFailed(condition: condition)) }
                 created = false
             }
-            return [.registered(created: created)] + beginSASL(offered: pendingMechanisms)
+            state = .finished
+            return [.registered(created: created), .authenticateOnFreshStream]
         case .authenticating(let progress):
             guard element.namespace == XMPPNamespace.sasl else { return unexpected(element) }
             return handleSASL(element, progress: progress)
@@ -226,9 +236,6 @@ public struct LoginMachine {
 
     // MARK: - Features
 
-    /// Mechanisms offered in the features that led to registration, kept for the SASL step after it.
-    private var pendingMechanisms: [String] = []
-
     private mutating func handleFeatures(_ features: XMLElement, stage: Stage) -> [Action] {
         switch stage {
         case .initial, .afterTLS:
@@ -250,7 +257,6 @@ public struct LoginMachine {
                 guard features.firstChild(named: "register", namespace: XMPPNamespace.registerFeature) != nil else {
                     return finish(.registrationNotOffered)
                 }
-                pendingMechanisms = offered
                 let id = "reg1"
                 state = .awaitingRegistration(id: id)
                 let query = XMLElement(
@@ -293,6 +299,7 @@ public struct LoginMachine {
 
     private mutating func beginSASL(offered: [String]) -> [Action] {
         guard let mechanism = SASLMechanism.choose(offered: offered, forced: configuration.mechanism) else {
+            if let forced = configuration.mechanism { return finish(.forcedMechanismNotOffered(forced, offered: offered)) }
             return finish(.noCommonMechanism(offered: offered))
         }
         chosenMechanism = mechanism

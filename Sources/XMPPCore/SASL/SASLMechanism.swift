@@ -33,6 +33,12 @@ public enum SASLMechanism: String, Sendable, Hashable, CaseIterable {
     /// Automatic choices, strongest first.
     public static let preference: [SASLMechanism] = [.scramSHA512, .scramSHA256, .scramSHA1, .plain]
 
+    /// Whether `name` (as a server offers it) is a mechanism xmppload can use. `-PLUS` variants, DIGEST-MD5,
+    /// CRAM-MD5, X-OAUTH2, EXTERNAL, GSSAPI… are not.
+    public static func isSupported(_ name: String) -> Bool {
+        SASLMechanism(name: name.trimmingCharacters(in: .whitespaces)) != nil
+    }
+
     /// The mechanism to use: `forced` if the server offers it, else the strongest offered one.
     public static func choose(offered: [String], forced: SASLMechanism?) -> SASLMechanism? {
         // Servers send upper-case names; compare byte-wise after dropping surrounding spaces.
