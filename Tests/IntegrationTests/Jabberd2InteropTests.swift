@@ -141,6 +141,10 @@ import Testing
             // Once per session, then whitespace: no timeout-keepalive either.
             #expect(try Self.intervalCounter(out, "pings_unsupported") == 10)
             #expect((summary["errors"] as? [String: Any])?.isEmpty == true, "\(result.output)")
+            // Said, not silent: a notice in summary.json and the console.
+            let notices = (summary["notices"] as? [[String: Any]]) ?? []
+            #expect(notices.contains { $0["kind"] as? String == "pings-unsupported" && $0["count"] as? Int == 10 }, "\(notices)")
+            #expect(result.output.contains("pings-unsupported ×10"), "\(result.output)")
         }
     }
 }

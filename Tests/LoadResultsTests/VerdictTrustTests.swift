@@ -157,4 +157,29 @@ import Testing
         let shortSpan = (0..<50).map { Tables.interval($0, seconds: 10) }  // 500 s in 50
         #expect(Self.verdict(shortSpan, loadEnd: 500).trendsNote != nil)
     }
+
+    // MARK: - What the server did not do is said
+
+    @Test func serverNoticesSayWhatTheServerSkipped() throws {
+        var interval = Tables.interval(0, logins: 10, started: 10)
+        interval.counters[Counter.pingsUnsupported.name] = 10
+        interval.counters[Counter.presenceEchoMissing.name] = 10
+        interval.counters[Counter.streamManagementNotOffered.name] = 4
+        let summary = RunSummary(
+            runID: "r", profile: "idle", startedAt: Date(timeIntervalSince1970: 0), endedAt: Date(timeIntervalSince1970: 10),
+            stopReason: "completed", total: interval, healths: [], peakConcurrent: 10, ledger: LedgerCounts())
+        let notices = try #require(summary.notices)
+        #expect(notices.map(\.kind) == ["presence-not-echoed", "pings-unsupported", "stream-management-not-offered"])
+        #expect(notices.map(\.count) == [10, 10, 4])
+        #expect(notices[1].text.contains("not counted as round trips"))
+        let text = TextReport.render(summary)
+        #expect(text.contains("server notices") && text.contains("pings-unsupported ×10"))
+        let decoded = try JSONDecoder().decode(RunSummary.self, from: JSONEncoder().encode(summary))
+        #expect(decoded.notices == summary.notices)
+        // A server that did everything asked: no notices at all.
+        let quiet = RunSummary(
+            runID: "r", profile: "idle", startedAt: Date(timeIntervalSince1970: 0), endedAt: Date(timeIntervalSince1970: 10),
+            stopReason: "completed", total: Tables.interval(0), healths: [], peakConcurrent: 10, ledger: LedgerCounts())
+        #expect(quiet.notices == nil && !TextReport.render(quiet).contains("server notices"))
+    }
 }

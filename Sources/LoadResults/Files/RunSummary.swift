@@ -161,6 +161,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var trendsNote: String?
     /// Sessions that ended with an error ÷ sessions started, 0…1 (`ErrorRate`).
     public var errorRate: Double?
+    /// What the server did not do that the run asked of it (`ServerNotice`); nil when nothing.
+    public var notices: [ServerNotice]?
     /// chat sends and distinct receipts per sender segment, for reconciling the
     /// generators of a `--segment` run in `report` (absent in older files).
     public var ledger: SegmentLedger?
@@ -193,6 +195,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
         case thresholds, findings, verdict, ledger, clock, outages, nodes, hints
         case trendsNote = "trends_note"
         case errorRate = "error_rate"
+        case notices
         case messageLoss = "message_loss"
         case rssTail = "rss_tail"
         case errorExamples = "error_examples"
@@ -246,6 +249,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
         self.stanzas = stanzas
         errors = total.errors
         errorRate = ErrorRate.proportion(failed: total.counter(.sessionsFailed), started: total.counter(.sessionsStarted))
+        let notices = ServerNotice.notices(total)
+        self.notices = notices.isEmpty ? nil : notices
         folded = total.folded
         errorExamples = total.errorExamples
         generator = Generator(

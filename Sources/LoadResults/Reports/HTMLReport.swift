@@ -32,6 +32,11 @@ public enum HTMLReport {
         body += verdictSection(summary)
         body += outageSection(summary)
         body += hintsSection(summary.hints)
+        if let notices = summary.notices, !notices.isEmpty {
+            body +=
+                "<div class=\"warn\"><b>Server notices</b><ul>"
+                + notices.map { "<li><b>\(esc($0.kind))</b> ×\($0.count): \(esc($0.text))</li>" }.joined() + "</ul></div>"
+        }
         body += tables(summary)
         body += nodesSection(summary.nodes)
 

@@ -82,6 +82,9 @@ public enum TextReport {
             line("         those latencies measure the generator, not the server.")
         }
         out += renderHints(summary.hints)
+        if let notices = summary.notices, !notices.isEmpty {
+            out += "\nserver notices\n" + notices.map { "  \($0.kind) ×\($0.count): \($0.text)\n" }.joined()
+        }
         // Verdict: the run's own outcome, thresholds and trend findings (RunSummary+Verdict).
         if !summary.verdictText.isEmpty { out += "\n" + summary.verdictText }
         // Outages, lost messages inside vs outside their windows, RSS over the load's end (RunSummary+Outages).
