@@ -35,13 +35,19 @@ public struct Bootstrap: Sendable {
     public static let minimumUnits = 5
 
     /// Percentiles (milliseconds) of latency units; one estimate per requested percentile, or nil
-    /// when a side has no recording. Units without recordings are left out of the resampling; when a
-    /// side has fewer than `minimumUnits` of them, its recordings are resampled instead.
-    public func latency(baseline: [BucketCounts], candidate: [BucketCounts], percentiles: [Double]) -> [Estimate]? {
+    /// when a side has no recording. Units without recordings are left out of the resampling.
+    ///
+    /// `recordingsWhenFewUnits`: when a side has fewer than `minimumUnits` units with recordings,
+    /// resample its recordings instead (`latencyOfRecordings`). Only for units that are intervals of
+    /// one run; units that are whole runs are always resampled as runs (pass false), however few, so
+    /// the interval carries run-to-run variation.
+    public func latency(
+        baseline: [BucketCounts], candidate: [BucketCounts], percentiles: [Double], recordingsWhenFewUnits: Bool = true
+    ) -> [Estimate]? {
         let base = baseline.filter { !$0.isEmpty }
         let cand = candidate.filter { !$0.isEmpty }
         guard !base.isEmpty, !cand.isEmpty else { return nil }
-        if base.count < Self.minimumUnits || cand.count < Self.minimumUnits {
+        if recordingsWhenFewUnits && (base.count < Self.minimumUnits || cand.count < Self.minimumUnits) {
             return latencyOfRecordings(baseline: base, candidate: cand, percentiles: percentiles)
         }
         // One dense index over every value seen on either side: a resample adds counts into a flat
@@ -138,10 +144,12 @@ public struct Bootstrap: Sendable {
     }
 
     /// A ratio metric: Σ numerator / Σ denominator per side (× `scale`); `relative` changes are in
-    /// %, else differences. Nil when a side's denominator is zero.
+    /// %, else differences. Nil when a side's denominator is zero. `proportion`: the value is a share,
+    /// capped at `scale` (a resample whose failures outnumber its starts — sessions that started in
+    /// an interval not drawn — is at worst "all failed"), so a change lies in [−scale, +scale].
     public func ratio(
         baseline: [(numerator: Double, denominator: Double)], candidate: [(numerator: Double, denominator: Double)],
-        scale: Double, relative: Bool
+        scale: Double, relative: Bool, proportion: Bool = false
     ) -> Estimate? {
         func value(_ units: [(numerator: Double, denominator: Double)], _ pick: [Int]) -> Double? {
             var numerator = 0.0
@@ -150,7 +158,9 @@ public struct Bootstrap: Sendable {
                 numerator += units[index].numerator
                 denominator += units[index].denominator
             }
-            return denominator > 0 ? numerator / denominator * scale : nil
+            guard denominator > 0 else { return nil }
+            let share = numerator / denominator
+            return (proportion ? min(max(share, 0), 1) : share) * scale
         }
         guard !baseline.isEmpty, !candidate.isEmpty,
             let pointBase = value(baseline, Array(baseline.indices)),
@@ -169,6 +179,40 @@ public struct Bootstrap: Sendable {
         }
         guard let pointChange = change(pointBase, pointCand) else { return nil }
         return Self.estimate(baseline: pointBase, candidate: pointCand, change: pointChange, resampled: changes)
+    }
+
+    /// The paired bootstrap over rounds (`xmppload ab`, `compare --paired`): round r measured the
+    /// baseline as `baseline[r]` and the candidate as `candidate[r]` (nil: not measured in that
+    /// round; such rounds are left out). A resample draws rounds with replacement — the same rounds
+    /// for both sides, so what drifted between rounds hits both — and the change is
+    /// (Σ candidate − Σ baseline) / Σ baseline × 100 over the drawn rounds when `relative`, else the
+    /// mean of candidate − baseline. Point values are the means over the rounds. Nil when no round
+    /// measured both sides.
+    public func paired(baseline: [Double?], candidate: [Double?], relative: Bool) -> Estimate? {
+        let pairs = zip(baseline, candidate).compactMap { b, c in b.flatMap { b in c.map { (b, $0) } } }
+        guard !pairs.isEmpty else { return nil }
+        func change(_ pick: [Int]) -> Double? {
+            var sumBase = 0.0
+            var sumCand = 0.0
+            for index in pick {
+                sumBase += pairs[index].0
+                sumCand += pairs[index].1
+            }
+            if relative { return sumBase > 0 ? (sumCand - sumBase) / sumBase * 100 : (sumCand == 0 ? 0 : nil) }
+            return (sumCand - sumBase) / Double(pick.count)
+        }
+        let all = Array(pairs.indices)
+        guard let point = change(all) else { return nil }
+        var generator = ResampleGenerator(seed: seed)
+        var changes: [Double] = []
+        changes.reserveCapacity(resamples)
+        for _ in 0..<resamples {
+            if let delta = change(Self.draw(pairs.count, &generator)) { changes.append(delta) }
+        }
+        let count = Double(pairs.count)
+        return Self.estimate(
+            baseline: pairs.reduce(0) { $0 + $1.0 } / count, candidate: pairs.reduce(0) { $0 + $1.1 } / count,
+            change: point, resampled: changes)
     }
 
     static func draw(_ count: Int, _ generator: inout ResampleGenerator) -> [Int] {
