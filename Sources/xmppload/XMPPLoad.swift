@@ -20,7 +20,9 @@ struct XMPPLoad: AsyncParsableCommand {
               99   run: a threshold failed
               130  run: interrupted (SIGINT/SIGTERM)
             """,
-        subcommands: [RunCommand.self, CheckCommand.self, PlanCommand.self, ReportCommand.self, CompareCommand.self, ProvisionCommand.self]
+        subcommands: [
+            RunCommand.self, CheckCommand.self, PlanCommand.self, ReportCommand.self, CompareCommand.self, AbCommand.self, ProvisionCommand.self,
+        ]
     )
 
     static func main() async {
