@@ -158,4 +158,37 @@ import Testing
         let json = String(decoding: try JSONEncoder().encode(comparison), as: UTF8.self)
         #expect(json.contains("\"outcome\":\"insufficient runs\"") && json.contains("\"verdict_withheld\""), "\(json)")
     }
+
+    /// Hesterberg's expansion of a bootstrap interval over n units: t(0.975, n−1) / 1.96 × √(n/(n−1)).
+    @Test(arguments: [(units: 0, factor: 1.0), (1, 1), (2, 9.168), (3, 2.689), (5, 1.584), (10, 1.218), (31, 1.059), (100, 1.017)])
+    func theExpansionFactorShrinksWithUnits(units: Int, factor: Double) {
+        #expect(abs(Bootstrap.expansion(units: units) - factor) < 0.002, "\(Bootstrap.expansion(units: units))")
+    }
+
+    @Test func anExpandedIntervalStaysWithinTheMetricsBounds() {
+        let rate = Bootstrap.Estimate(baseline: 10, candidate: 90, change: 80, low: 60, high: 95)
+        let widened = Bootstrap.expanded(rate, units: 3, bounds: -100...100)
+        #expect(widened.high == 100 && abs(widened.low - (80 - 2.689 * 20)) < 0.05, "\(widened)")
+        let relative = Bootstrap.Estimate(baseline: 10, candidate: 5, change: -50, low: -80, high: -40)
+        #expect(Bootstrap.expanded(relative, units: 3, bounds: -100...Double.greatestFiniteMagnitude).low == -100)
+    }
+
+    /// Three rounds that all happen to be slower on one side but by amounts that vary (+15, +25,
+    /// +60 %) are no evidence of a change: the plain percentile interval ([+15, +60]) lies beyond a
+    /// 10 % tolerance; the expanded one does not. Rounds that agree (+48, +50, +52 %) still regress.
+    @Test(arguments: [
+        (candidate: [23.0, 25, 32], verdict: ChangeVerdict.noSignificantChange),
+        (candidate: [29.6, 30, 30.4], verdict: .regressed),
+    ])
+    func threeRoundsMustAgreeToRegress(candidate: [Double], verdict: ChangeVerdict) throws {
+        let base = [20.0, 20, 20]
+        let plain = try #require(Bootstrap(resamples: 500, seed: 1).paired(baseline: base, candidate: candidate.map { $0 }, relative: true))
+        #expect(plain.low > 10, "the plain interval [\(plain.low), \(plain.high)] alone would regress")
+        let baseline = base.enumerated().map { Self.run("a\($0.offset)", [Self.unit([$0.element])]) }
+        let candidates = candidate.enumerated().map { Self.run("b\($0.offset)", [Self.unit([$0.element])]) }
+        let comparison = Comparison.make(
+            baseline: baseline, candidate: candidates, bootstrap: Bootstrap(resamples: 500, seed: 1), force: true, paired: true)
+        let row = try #require(comparison.rows.first { $0.metric.key == "login.connect.p50" })
+        #expect(row.verdict == verdict, "\(row)")
+    }
 }

@@ -227,7 +227,7 @@ public struct Comparison: Codable, Sendable {
         } else {
             rows = Self.rows(
                 baseline: baseUnits, candidate: candUnits, tolerances: tolerances, bootstrap: bootstrap,
-                recordingsWhenFewUnits: method == .intervals)
+                recordingsWhenFewUnits: method == .intervals, expandForUnits: method == .runs)
         }
         if comparison.verdictWithheld != nil {
             for index in rows.indices where rows[index].verdict != .notMeasured {
@@ -283,10 +283,16 @@ public struct Comparison: Codable, Sendable {
     /// Every metric measured on either side, bootstrapped over the units (intervals or runs).
     /// `recordingsWhenFewUnits`: sides with fewer than `Bootstrap.minimumUnits` intervals carrying a
     /// latency metric resample its recordings (intervals only; runs are always resampled as runs).
+    /// `expandForUnits`: the units are runs, so the intervals are widened for their number
+    /// (`Bootstrap.expanded`, by the smaller side's count).
     static func rows(
         baseline: [MeasuredUnit], candidate: [MeasuredUnit], tolerances: Tolerances, bootstrap: Bootstrap,
-        recordingsWhenFewUnits: Bool = true
+        recordingsWhenFewUnits: Bool = true, expandForUnits: Bool = false
     ) -> [Row] {
+        func widen(_ estimate: Bootstrap.Estimate?, _ metric: CompareMetric) -> Bootstrap.Estimate? {
+            guard expandForUnits, let estimate else { return estimate }
+            return Bootstrap.expanded(estimate, units: min(baseline.count, candidate.count), bounds: bounds(metric))
+        }
         var rows: [Row] = []
         let (steps, scalars) = metrics(baseline: baseline, candidate: candidate)
         for step in steps {
@@ -296,7 +302,7 @@ public struct Comparison: Codable, Sendable {
                 candidate: candidate.map { $0.latency[step] ?? BucketCounts() },
                 percentiles: metrics.map { $0.percentile! }, recordingsWhenFewUnits: recordingsWhenFewUnits)
             for (index, metric) in metrics.enumerated() {
-                rows.append(row(metric, estimates?[index], tolerances: tolerances))
+                rows.append(row(metric, widen(estimates?[index], metric), tolerances: tolerances))
             }
         }
         for metric in scalars {
@@ -304,24 +310,33 @@ public struct Comparison: Codable, Sendable {
                 baseline: baseline.compactMap { $0.fraction(for: metric) },
                 candidate: candidate.compactMap { $0.fraction(for: metric) },
                 scale: metric.kind == .rate ? 100 : 1, relative: metric.kind != .rate, proportion: metric.kind == .rate)
-            rows.append(row(metric, estimate, tolerances: tolerances))
+            rows.append(row(metric, widen(estimate, metric), tolerances: tolerances))
         }
         return rows
     }
 
     /// Every metric measured on either side, from rounds of (baseline, candidate) run totals: each
     /// round's value is the percentile of its merged histogram (latency) or its ratio, and the
-    /// paired bootstrap resamples rounds (`Bootstrap.paired`).
+    /// paired bootstrap resamples rounds (`Bootstrap.paired`), its interval widened for the number
+    /// of rounds (`Bootstrap.expanded`).
     static func pairedRows(
         rounds: [(baseline: MeasuredUnit, candidate: MeasuredUnit)], tolerances: Tolerances, bootstrap: Bootstrap
     ) -> [Row] {
         let (steps, scalars) = metrics(baseline: rounds.map(\.baseline), candidate: rounds.map(\.candidate))
         return (steps.flatMap(latencyMetrics) + scalars).map { metric in
-            let estimate = bootstrap.paired(
-                baseline: rounds.map { $0.baseline.value(of: metric) }, candidate: rounds.map { $0.candidate.value(of: metric) },
-                relative: metric.kind != .rate)
+            let baseline = rounds.map { $0.baseline.value(of: metric) }
+            let candidate = rounds.map { $0.candidate.value(of: metric) }
+            let measured = zip(baseline, candidate).filter { $0 != nil && $1 != nil }.count
+            let estimate = bootstrap.paired(baseline: baseline, candidate: candidate, relative: metric.kind != .rate).map {
+                Bootstrap.expanded($0, units: measured, bounds: bounds(metric))
+            }
             return row(metric, estimate, tolerances: tolerances)
         }
+    }
+
+    /// The range a metric's change can take: −100 % and up for relative changes, ±100 pp for rates.
+    static func bounds(_ metric: CompareMetric) -> ClosedRange<Double> {
+        metric.kind == .rate ? -100...100 : -100...Double.greatestFiniteMagnitude
     }
 
     static func row(_ metric: CompareMetric, _ estimate: Bootstrap.Estimate?, tolerances: Tolerances) -> Row {
