@@ -1,15 +1,16 @@
 import Foundation
 
-/// The bootstrap `compare` uses to put a confidence interval on a change.
+/// The bootstrap `compare` and `ab` use to put a confidence interval on a change.
 ///
-/// Each side is a list of units (a run's intervals, or whole runs when several runs per side are
-/// given). One resample draws, per side, as many units as it has, with replacement, merges them and
-/// reads the statistic (a percentile of the merged histogram, or Σ numerator / Σ denominator); the
-/// change is candidate vs baseline (relative % for latency and throughput, difference in percentage
-/// points for rates). The 2.5 % and 97.5 % quantiles of the resampled changes are the 95 % interval.
-/// Percentiles are never averaged: each resample merges histograms and reads the percentile of the
-/// merge, which is what holds for latency percentiles. The generator is seeded, so the same data give
-/// the same interval every time.
+/// Each side is a list of units (a run's intervals, or whole runs when three or more runs per side
+/// are given). One resample draws, per side, as many units as it has, with replacement, merges them
+/// and reads the statistic (a percentile of the merged histogram, or Σ numerator / Σ denominator);
+/// the change is candidate vs baseline (relative % for latency and throughput, difference in
+/// percentage points for rates). The 2.5 % and 97.5 % quantiles of the resampled changes are the
+/// 95 % interval. Percentiles are never averaged: each resample merges histograms and reads the
+/// percentile of the merge. `paired` resamples rounds of (baseline, candidate) values instead
+/// (`xmppload ab`). Over few units (runs, rounds) the interval is widened by `expanded`. The
+/// generator is seeded, so the same data give the same interval every time.
 public struct Bootstrap: Sendable {
     /// The point estimates and the 95 % interval of the change.
     public struct Estimate: Sendable, Equatable {
