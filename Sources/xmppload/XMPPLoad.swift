@@ -18,12 +18,16 @@ struct XMPPLoad: AsyncParsableCommand {
                    profile, the server was unreachable at start, results could not
                    be written)
               2    usage or profile error (every problem listed)
-              3, 4 compare: a metric regressed / the runs are not comparable
+              3, 4 compare, ab: a metric regressed / the runs are not comparable
+                   (0 with too few runs or rounds for a verdict: the changes are
+                   shown, not judged)
               99   run: a threshold failed
               130  run: interrupted (SIGINT/SIGTERM)
             """,
         version: "xmppload \(RunManifest.currentToolVersion)",
-        subcommands: [RunCommand.self, CheckCommand.self, PlanCommand.self, ReportCommand.self, CompareCommand.self, ProvisionCommand.self]
+        subcommands: [
+            RunCommand.self, CheckCommand.self, PlanCommand.self, ReportCommand.self, CompareCommand.self, AbCommand.self, ProvisionCommand.self,
+        ]
     )
 
     static func main() async {

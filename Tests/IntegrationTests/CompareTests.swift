@@ -6,34 +6,53 @@ import Testing
 import Glibc
 #endif
 
-/// `xmppload compare` on real runs: the same seeded profile twice against one private Prosody, and
-/// once through a `DelayProxy` that holds every server→client chunk back 20 ms. The twin runs must
-/// compare as "no significant change" (exit 0); the slowed run as "regressed" on login and the login
-/// phases that wait for the server (exit 3). The HTML comparison passes the headless-Chromium check.
+/// `xmppload ab` and `xmppload compare` on real runs against one private Prosody, directly and
+/// through a `DelayProxy` that holds every server→client chunk back 15 ms:
+/// - `ab` against the same server twice (3 rounds) → exit 0; against the server directly and
+///   through the proxy → exit 3 (login and the login phases that wait for the server regressed);
+/// - `compare` of three direct runs against three direct runs → exit 0, of three direct runs against
+///   three delayed ones → exit 3 (the rounds' directories are the runs);
+/// - one run per side → exit 0 with the changes shown and "no verdict", even for the delayed one.
+/// Every run is short (30 sessions, 4 s of load); the HTML comparison passes the headless-Chromium check.
 @Suite(.serialized) struct CompareTests {
-    /// Tolerances for a shared, busy 2-core machine: with one run per side the bootstrap over
-    /// intervals cannot see run-to-run variation (another build may slow one run), so twin runs need
-    /// room. 20 ms per server chunk adds far more than this to every login (several round trips).
+    /// Tolerances for a shared, busy 2-core machine (other builds run beside the tests): runs of
+    /// 30 sessions are noisy. 15 ms per server chunk adds far more than this to every login
+    /// (several round trips: ~100 ms on a ~20 ms login).
     static let tolerances = [
         "--tolerance", "p50=50%", "--tolerance", "p90=100%", "--tolerance", "p99=200%",
         "--tolerance", "throughput=25%", "--tolerance", "error_rate=5pp", "--tolerance", "loss=5pp",
     ]
 
-    static func run(port: Int, server: LocalServer, out: String, label: String) throws -> CommandLineTests.Result {
-        try CommandLineTests.xmppload(
-            [
-                "run", "profiles/compare.yaml", "--server", "127.0.0.1:\(port)",
-                "--domain", server.domain, "--accounts", "1-100", "--password", server.password,
-                "--sessions", "100", "--ramp", "10s", "--duration", "20s", "--insecure",
-                "--out", out, "--interval", "1s", "--plain", "--label", label, "--tag", "route=\(label)",
-            ],
-            timeout: 150)
+    /// The run flags of every run: a few seconds of load, 30 sessions.
+    static func runFlags(_ server: LocalServer) -> [String] {
+        [
+            "--domain", server.domain, "--accounts", "1-30", "--sessions", "30", "--ramp", "2s", "--duration", "4s",
+            "--message-grace", "1s", "--interval", "1s", "--insecure", "--plain",
+        ]
     }
 
-    /// Runs `compare`; when the only reasons for refusing are generator saturation (the machine is
-    /// shared: another build may starve this one), judges anyway with --force and says so.
-    static func compare(_ arguments: [String]) throws -> CommandLineTests.Result {
-        let result = try CommandLineTests.xmppload(["compare"] + arguments + tolerances + ["--resamples", "500"], timeout: 180)
+    /// Runs `ab` (3 rounds); when it refuses only because the generator saturated (the machine is
+    /// shared), judges the same rounds with `compare --paired --force` and says so.
+    static func ab(
+        baseline: Int, candidate: Int, server: LocalServer, out: String, password: [String], extra: [String] = []
+    ) throws
+        -> CommandLineTests.Result
+    {
+        let result = try CommandLineTests.xmppload(
+            [
+                "ab", "profiles/compare.yaml", "--baseline-server", "127.0.0.1:\(baseline)", "--candidate-server", "127.0.0.1:\(candidate)",
+                "--rounds", "3", "--out", out, "--resamples", "500",
+            ] + runFlags(server) + password + tolerances + extra,
+            timeout: 240)
+        guard result.status == 4 else { return result }
+        let rounds = ["--baseline"] + (1...3).map { "\(out)/round-\($0)-baseline" } + ["--candidate"] + (1...3).map { "\(out)/round-\($0)-candidate" }
+        return try compare(["--paired"] + rounds, refused: result)
+    }
+
+    /// Runs `compare`; when the only reasons for refusing are generator saturation, judges anyway
+    /// with --force.
+    static func compare(_ arguments: [String], refused: CommandLineTests.Result? = nil) throws -> CommandLineTests.Result {
+        let result = try refused ?? CommandLineTests.xmppload(["compare"] + arguments + tolerances + ["--resamples", "500"], timeout: 180)
         guard result.status == 4 else { return result }
         let reasons = result.output.split(separator: "\n").filter { $0.hasPrefix("  - ") }
         #expect(!reasons.isEmpty && reasons.allSatisfy { $0.contains("saturated") }, "refused for other reasons:\n\(result.output)")
@@ -44,59 +63,85 @@ import Glibc
         output.split(separator: "\n").first { $0.hasPrefix(key + " ") }.map(String.init)
     }
 
-    @Test(.timeLimit(.minutes(8)))
-    func twinRunsShowNoChangeAndASlowedServerRegresses() throws {
-        let server = try LocalServer.start(accounts: 100)
+    static func sides(_ directory: String, _ side: String) -> [String] {
+        (1...3).map { "\(directory)/round-\($0)-\(side)" }
+    }
+
+    @Test(.timeLimit(.minutes(10)))
+    func abAndRepeatedRunsSeeA15msDelayAndNothingInTwins() throws {
+        let server = try LocalServer.start(accounts: 30)
         defer { server.stop() }
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-compare-\(UUID().uuidString.prefix(6))").path
         defer { try? FileManager.default.removeItem(atPath: base) }
-        let runA = base + "/a"
-        let runB = base + "/b"
-        let runSlow = base + "/slow"
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        let passwordFile = base + "/password"
+        try Data((server.password + "\n").utf8).write(to: URL(fileURLWithPath: passwordFile))
 
-        for (out, label) in [(runA, "direct-a"), (runB, "direct-b")] {
-            let result = try Self.run(port: server.port, server: server, out: out, label: label)
-            #expect(result.status == 0, "\(result.output)")
-        }
-        let proxy = try DelayProxy(upstreamPort: server.port, delay: .milliseconds(20))
-        let slow = try Self.run(port: proxy.port, server: server, out: runSlow, label: "delayed")
-        proxy.stop()
-        #expect(slow.status == 0, "\(slow.output)")
-
-        // The manifest records what was measured, and never the password.
-        let manifest = try ResultsDirectory(path: runA).readManifest()
-        #expect(manifest.label == "direct-a" && manifest.tags == ["route": "direct-a"])
-        #expect(manifest.profiles.first?.text?.contains("name: compare") == true)
-        #expect(manifest.plannedLoad?.phases.count == 1)
-        #expect(manifest.appliedLoad?.sessionsStarted == 100)
-        #expect(manifest.settings?.port == server.port)
-        #expect(manifest.commandLine.contains("***") && !manifest.commandLine.contains(server.password))
-
-        let twins = try Self.compare([runA, runB])
+        // One server twice: no regression. The password reaches the runs through the environment.
+        let twins = try Self.ab(
+            baseline: server.port, candidate: server.port, server: server, out: base + "/twins", password: ["--password", server.password])
         #expect(twins.status == 0, "\(twins.output)")
-        let twinLogin = Self.verdict(twins.output, "login.p50")
-        #expect(twinLogin?.hasSuffix("no significant change") == true, "\(twins.output)")
-        #expect(twins.output.contains("outcome: no regression"))
+        #expect(twins.output.contains("paired bootstrap over rounds (3 vs 3 rounds)"), "\(twins.output)")
+        #expect(twins.output.contains("outcome: no regression"), "\(twins.output)")
+        // Interleaved: round 1 baseline first, round 2 candidate first, round 3 baseline first.
+        let starts = try ["baseline", "candidate"].flatMap { side in
+            try Self.sides(base + "/twins", side).map { (try ResultsDirectory(path: $0).readManifest().startedAt, side.prefix(1)) }
+        }
+        #expect(starts.sorted { $0.0 < $1.0 }.map(\.1).joined() == "bccbbc", "\(starts)")
+        let manifest = try ResultsDirectory(path: base + "/twins/round-2-candidate").readManifest()
+        #expect(manifest.label == "candidate" && manifest.tags == ["ab-round": "2", "ab-side": "candidate"])
+        #expect(!manifest.commandLine.joined(separator: " ").contains(server.password), "\(manifest.commandLine)")
+        #expect(FileManager.default.fileExists(atPath: base + "/twins/ab.json"))
 
-        let html = base + "/compare.html"
-        let slowed = try Self.compare([runA, runSlow, "--html", html])
+        // Directly vs through the proxy: regressed.
+        let proxy = try DelayProxy(upstreamPort: server.port, delay: .milliseconds(15))
+        let html = base + "/ab.html"
+        let slowed = try Self.ab(
+            baseline: server.port, candidate: proxy.port, server: server, out: base + "/slowed", password: ["--password-file", passwordFile],
+            extra: ["--html", html])
+        proxy.stop()
         #expect(slowed.status == 3, "\(slowed.output)")
-        for key in ["login.p50", "login.tls.p50", "login.features.p50", "login.sasl.p50", "login.bind.p50"] {
+        for key in ["login.p50", "login.tls.p50", "login.sasl.p50"] {
             #expect(Self.verdict(slowed.output, key)?.hasSuffix("regressed") == true, "\(key):\n\(slowed.output)")
         }
-        #expect(slowed.output.contains("outcome: regressed"))
 
-        // The JSON names the same regressions.
-        let json = try CommandLineTests.xmppload(
-            ["compare", runA, runSlow, "--json", "--force", "--resamples", "500"] + Self.tolerances, timeout: 180)
-        #expect(json.status == 3)
-        let comparison = try JSONDecoder().decode(Comparison.self, from: Data(json.output.utf8))
+        // The same runs as repeated runs, unpaired: three direct vs three direct, three direct vs three delayed.
+        let repeatedTwins = try Self.compare(
+            ["--baseline"] + Self.sides(base + "/twins", "baseline") + ["--candidate"] + Self.sides(base + "/twins", "candidate"))
+        #expect(repeatedTwins.status == 0, "\(repeatedTwins.output)")
+        #expect(repeatedTwins.output.contains("bootstrap over runs (3 vs 3 runs)") && repeatedTwins.output.contains("outcome: no regression"))
+        let repeatedSlowed = try Self.compare(
+            ["--baseline"] + Self.sides(base + "/slowed", "baseline") + ["--candidate"] + Self.sides(base + "/slowed", "candidate") + ["--json"])
+        #expect(repeatedSlowed.status == 3, "\(repeatedSlowed.output)")
+        let comparison = try JSONDecoder().decode(Comparison.self, from: Data(repeatedSlowed.output.utf8))
+        #expect(comparison.method == .runs)
         #expect(comparison.rows.first { $0.metric.key == "login.p50" }?.verdict == .regressed)
+        #expect(comparison.rows.allSatisfy { !$0.ofRecordings })
+
+        // One run per side cannot see run-to-run variation: changes shown, no verdict, exit 0.
+        let single = try Self.compare([base + "/slowed/round-1-baseline", base + "/slowed/round-1-candidate"])
+        #expect(single.status == 0, "\(single.output)")
+        #expect(Self.verdict(single.output, "login.p50")?.contains("not judged (within runs:") == true, "\(single.output)")
+        #expect(single.output.contains("outcome: no verdict — one run per side cannot see run-to-run variation"), "\(single.output)")
 
         // The HTML comparison renders in headless Chromium: charts with data, no errors, no network.
         let check = try ChildProcess.spawn(LocalServer.repositoryRoot.appendingPathComponent("scripts/check-html-report").path, [html])
         defer { check.removeLog() }
         #expect(check.wait(timeout: 240) == 0, "\(check.output)")
+    }
+}
+
+/// `ab`'s usage errors exit 2 before any run: missing servers, flags ab sets itself.
+@Suite struct AbUsageTests {
+    @Test func usageErrorsExitTwoListingEveryProblem() throws {
+        let result = try CommandLineTests.xmppload(
+            ["ab", "profiles/compare.yaml", "--rounds", "0", "--out", "/tmp/xmppload-ab-never", "--server", "127.0.0.1:1", "--tolerance", "p95=1%"],
+            timeout: 60)
+        #expect(result.status == 2, "\(result.output)")
+        for text in ["--baseline-server", "--candidate-server", "--rounds must be at least 1", "--server is set by ab", "unknown metric 'p95'"] {
+            #expect(result.output.contains(text), "\(text):\n\(result.output)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/xmppload-ab-never"))
     }
 }
 

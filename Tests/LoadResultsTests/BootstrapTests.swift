@@ -75,22 +75,80 @@ import Testing
         #expect(first == second)
     }
 
-    /// Three repeated runs per side: the runs are the resampled units.
-    @Test func repeatedRunsAreResampledAsRuns() {
-        func runs(_ seeds: [UInt64], factor: Double) -> [MeasuredRun] {
-            seeds.map {
-                MeasuredRun(directory: "run-\($0)", manifest: nil, outcome: nil, intervals: Self.intervals(seed: $0, count: 5, factor: factor))
-            }
+    static func runs(_ seeds: [UInt64], factors: [Double], intervals: Int = 5) -> [MeasuredRun] {
+        zip(seeds, factors).map { seed, factor in
+            MeasuredRun(
+                directory: "run-\(seed)", manifest: nil, outcome: nil,
+                intervals: Self.intervals(seed: seed, count: intervals, factor: factor))
         }
+    }
+
+    /// Three repeated runs per side: the runs are the resampled units for every metric, latency
+    /// included — no row falls back to resampling recordings, although each side has fewer than
+    /// `Bootstrap.minimumUnits` units.
+    @Test func repeatedRunsAreResampledAsRunsForEveryMetric() {
         let same = Comparison.make(
-            baseline: runs([1, 2, 3], factor: 1), candidate: runs([4, 5, 6], factor: 1), tolerances: Self.tolerances, force: true)
+            baseline: Self.runs([1, 2, 3], factors: [1, 1, 1]), candidate: Self.runs([4, 5, 6], factors: [1, 1, 1]),
+            tolerances: Self.tolerances, force: true)
         #expect(same.method == .runs)
-        #expect(same.baseline.units == 3)
+        #expect(same.baseline.units == 3 && same.candidate.units == 3)
+        #expect(same.verdictWithheld == nil)
+        #expect(!same.rows.isEmpty && same.rows.allSatisfy { !$0.ofRecordings }, "\(same.rows.filter(\.ofRecordings).map(\.metric.key))")
         #expect(same.rows.first { $0.metric.key == "login.p50" }?.verdict == .noSignificantChange)
         let slower = Comparison.make(
-            baseline: runs([1, 2, 3], factor: 1), candidate: runs([4, 5, 6], factor: 1.3), tolerances: Self.tolerances, force: true)
+            baseline: Self.runs([1, 2, 3], factors: [1, 1, 1]), candidate: Self.runs([4, 5, 6], factors: [1.3, 1.3, 1.3]),
+            tolerances: Self.tolerances, force: true)
         #expect(slower.rows.first { $0.metric.key == "login.p50" }?.verdict == .regressed)
+        #expect(slower.rows.allSatisfy { !$0.ofRecordings })
         #expect(slower.outcome == .regressed)
+    }
+
+    /// Runs that differ from each other (one side's runs 0.8×, 1× and 1.25× as slow): resampled as
+    /// runs, the interval is as wide as that variation and nothing is called a change; resampling
+    /// the same data's recordings (what happened before) gives a narrow interval that sees none of it.
+    @Test func runToRunVariationIsInTheInterval() throws {
+        let baseline = Self.runs([1, 2, 3], factors: [0.8, 1, 1.25])
+        let candidate = Self.runs([4, 5, 6], factors: [1.25, 0.8, 1.2])
+        let comparison = Comparison.make(baseline: baseline, candidate: candidate, tolerances: Self.tolerances, force: true)
+        let p50 = try #require(comparison.rows.first { $0.metric.key == "login.p50" })
+        #expect(p50.verdict == .noSignificantChange, "\(p50)")
+        #expect(p50.high! - p50.low! > 30, "run-to-run spread of ±20 % shows: [\(p50.low!), \(p50.high!)]")
+        let recordings = try #require(
+            Bootstrap(resamples: 400, seed: 1).latencyOfRecordings(
+                baseline: baseline.map { $0.total.latency["login"]! }, candidate: candidate.map { $0.total.latency["login"]! },
+                percentiles: [50]))[0]
+        #expect(recordings.high - recordings.low < 10, "recordings alone: [\(recordings.low), \(recordings.high)]")
+    }
+
+    /// Runs per side → method, whether verdicts are given, and whether any row resampled recordings.
+    @Test(arguments: [
+        (baseline: 1, candidate: 1, method: Comparison.Method.intervals, judged: false),
+        (baseline: 2, candidate: 2, method: .intervals, judged: false),
+        (baseline: 3, candidate: 1, method: .intervals, judged: false),
+        (baseline: 1, candidate: 3, method: .intervals, judged: false),
+        (baseline: 3, candidate: 3, method: .runs, judged: true),
+        (baseline: 5, candidate: 3, method: .runs, judged: true),
+        (baseline: 6, candidate: 6, method: .runs, judged: true),
+    ])
+    func runsPerSideDecideTheMethodAndWhetherThereIsAVerdict(baseline: Int, candidate: Int, method: Comparison.Method, judged: Bool) {
+        // The candidate is 30 % slower: judged comparisons regress, the others only indicate it.
+        let comparison = Comparison.make(
+            baseline: Self.runs(Array(1...UInt64(baseline)), factors: Array(repeating: 1, count: baseline), intervals: 10),
+            candidate: Self.runs(Array(11...UInt64(10 + candidate)), factors: Array(repeating: 1.3, count: candidate), intervals: 10),
+            tolerances: Self.tolerances, force: true)
+        #expect(comparison.method == method)
+        #expect((comparison.verdictWithheld == nil) == judged)
+        #expect(comparison.rows.allSatisfy { !$0.ofRecordings })
+        let p50 = comparison.rows.first { $0.metric.key == "login.p50" }
+        if judged {
+            #expect(comparison.outcome == .regressed)
+            #expect(p50?.verdict == .regressed && p50?.indication == nil)
+        } else {
+            #expect(comparison.outcome == .insufficientRuns)
+            #expect(comparison.regressed.isEmpty)
+            #expect(p50?.verdict == .notJudged && p50?.indication == .regressed)
+            #expect(comparison.rows.allSatisfy { $0.verdict == .notJudged || $0.verdict == .notMeasured })
+        }
     }
 
     @Test(arguments: [1.0, 10, 50, 90, 99, 99.9])

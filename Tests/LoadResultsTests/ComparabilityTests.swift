@@ -60,18 +60,83 @@ import Testing
         #expect(refused.rows.isEmpty)
         #expect(CompareTextReport.render(refused).contains("NOT COMPARABLE"))
         let forced = Comparison.make(baseline: baseline, candidate: candidate, force: true)
-        #expect(forced.outcome == .noRegression)
+        // One run per side: shown, not judged.
+        #expect(forced.outcome == .insufficientRuns)
         #expect(forced.problems.count == 1)
-        #expect(forced.rows.first { $0.metric.key == "login.p50" }?.verdict == .noSignificantChange)
+        #expect(forced.rows.first { $0.metric.key == "login.p50" }?.indication == .noSignificantChange)
         let text = CompareTextReport.render(forced)
-        #expect(text.contains("WARNING (--force)") && text.contains("login.p50") && text.contains("no regression"))
+        #expect(text.contains("WARNING (--force)") && text.contains("login.p50") && text.contains("no verdict"))
+        let threeEach = Comparison.make(
+            baseline: [Self.run("a1"), Self.run("a2"), Self.run("a3")], candidate: [Self.run("b1", seed: 7), Self.run("b2"), Self.run("b3")],
+            force: true)
+        #expect(threeEach.outcome == .noRegression)
+        #expect(threeEach.rows.first { $0.metric.key == "login.p50" }?.verdict == .noSignificantChange)
+    }
+
+    static func settings(
+        tls: String? = nil, sasl: String? = nil, variables: [String: String]? = [:], churn: Double? = nil, reconnect: Int? = nil,
+        accounts: Int? = 100, transports: [String]? = ["tcp"], endpoints: [String]? = ["127.0.0.1:5222"]
+    ) -> RunSettings {
+        var settings = RunSettings(
+            host: "127.0.0.1", port: 5222, domain: "load.test", accounts: "1-100", accountPrefix: "user", tls: tls, insecure: true,
+            sasl: sasl, outputDirectory: "out", intervalSeconds: 1, maxLatenessSeconds: 1, connectTimeoutSeconds: 10,
+            messageGraceSeconds: 5, metricsPort: nil, eventLoops: 2, segment: "0/1")
+        settings.variables = variables
+        settings.churnPerSecond = churn
+        settings.reconnectAttempts = reconnect
+        settings.accountCount = accounts
+        settings.transports = transports
+        settings.endpoints = endpoints
+        return settings
+    }
+
+    /// Every setting that changes the load is a reason, named with both values; the server address
+    /// and output directory are not; settings an older manifest lacks (nil) are no difference.
+    @Test(arguments: [
+        (candidate: ComparabilityTests.settings(), reason: nil as String?),
+        (candidate: ComparabilityTests.settings(variables: ["room": "big"]), reason: "different --var (room=big vs none"),
+        (candidate: ComparabilityTests.settings(tls: "direct"), reason: "different TLS mode (direct vs the profile's"),
+        (candidate: ComparabilityTests.settings(sasl: "PLAIN"), reason: "different SASL mechanism (PLAIN vs the profile's"),
+        (candidate: ComparabilityTests.settings(churn: 5), reason: "different churn (5/s vs none"),
+        (candidate: ComparabilityTests.settings(reconnect: 3), reason: "different reconnect attempts (3 vs the profile's"),
+        (candidate: ComparabilityTests.settings(accounts: 200), reason: "different account count (200 vs 100"),
+        (candidate: ComparabilityTests.settings(transports: ["tcp", "websocket"]), reason: "different transports (tcp, websocket vs tcp"),
+        (candidate: ComparabilityTests.settings(endpoints: ["127.0.0.1:5222", "127.0.0.1:5223"]), reason: "different number of endpoints (2 vs 1"),
+        (candidate: ComparabilityTests.settings(endpoints: ["127.0.0.1:6222"]), reason: nil),
+        // An older manifest: none of the 0.2 keys, so nothing of them is compared.
+        (candidate: ComparabilityTests.settings(variables: nil, accounts: nil, transports: nil, endpoints: nil), reason: nil),
+    ])
+    func everyLoadChangingSettingIsAReason(candidate: RunSettings, reason: String?) {
+        var baselineRun = Self.run("a")
+        baselineRun.manifest?.settings = Self.settings()
+        var candidateRun = Self.run("b")
+        candidateRun.manifest?.settings = candidate
+        let reasons = Comparability.reasons(baseline: [baselineRun], candidate: [candidateRun])
+        if let reason {
+            #expect(reasons.count == 1 && reasons[0].contains(reason) && reasons[0].hasSuffix("in a)"), "\(reasons)")
+        } else {
+            #expect(reasons.isEmpty, "\(reasons)")
+        }
+    }
+
+    @Test func everySettingDifferenceIsListedAtOnce() {
+        var baselineRun = Self.run("a")
+        baselineRun.manifest?.settings = Self.settings()
+        var candidateRun = Self.run("b")
+        candidateRun.manifest?.settings = Self.settings(
+            tls: "none", sasl: "PLAIN", variables: ["x": "1"], churn: 2, reconnect: 1, accounts: 5, transports: ["bosh"],
+            endpoints: ["a:1", "b:2", "c:3"])
+        let reasons = Comparability.reasons(baseline: [baselineRun], candidate: [candidateRun])
+        #expect(reasons.count == 8, "\(reasons)")
+        let refused = Comparison.make(baseline: [baselineRun], candidate: [candidateRun])
+        #expect(refused.outcome == .notComparable && refused.rows.isEmpty)
     }
 
     @Test func theComparisonRoundTripsThroughJSON() throws {
         let comparison = Comparison.make(baseline: [Self.run("a")], candidate: [Self.run("b")])
         let data = try JSONEncoder().encode(comparison)
         let json = String(decoding: data, as: UTF8.self)
-        #expect(json.contains("\"outcome\":\"no regression\"") && json.contains("\"ci_low\""))
+        #expect(json.contains("\"outcome\":\"insufficient runs\"") && json.contains("\"ci_low\""))
         let decoded = try JSONDecoder().decode(Comparison.self, from: data)
         #expect(decoded.rows == comparison.rows)
         #expect(decoded.outcome == comparison.outcome)

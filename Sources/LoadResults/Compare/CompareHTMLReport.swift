@@ -14,14 +14,15 @@ public enum CompareHTMLReport {
         body +=
             "<p class=\"meta\">baseline: \(esc(CompareTextReport.describe(comparison.baseline))) · candidate: \(esc(CompareTextReport.describe(comparison.candidate)))</p>"
         body +=
-            "<p class=\"meta\">\(esc(comparison.method.rawValue)) (\(comparison.baseline.units) vs \(comparison.candidate.units) \(comparison.method == .runs ? "runs" : "intervals")), \(comparison.resamples) resamples, seed \(comparison.seed), \(Int(comparison.confidencePercent)) % interval of the change</p>"
+            "<p class=\"meta\">\(esc(comparison.method.rawValue)) (\(comparison.baseline.units) vs \(comparison.candidate.units) \(comparison.method.unitName)), \(comparison.resamples) resamples, seed \(comparison.seed), \(Int(comparison.confidencePercent)) % interval of the change</p>"
         if !comparison.problems.isEmpty {
             body +=
                 "<div class=\"\(comparison.forced ? "warn" : "bad")\"><b>\(comparison.forced ? "Warning (--force): the runs are not comparable" : "Not comparable — no verdict")</b><ul>"
             for problem in comparison.problems { body += "<li>\(esc(problem))</li>" }
             body += "</ul></div>"
         }
-        body += "<h2>ChangeVerdict: \(esc(comparison.outcome.rawValue))</h2>"
+        body += "<h2>Verdict: \(esc(comparison.outcome.rawValue))</h2>"
+        if let withheld = comparison.verdictWithheld { body += "<div class=\"warn\"><b>No verdict:</b> \(esc(withheld))</div>" }
         body += table(comparison)
 
         let baseUnits = baseline.flatMap(\.intervals)
@@ -80,8 +81,8 @@ public enum CompareHTMLReport {
             html +=
                 "<td>\(esc(CompareTextReport.value(row.candidate, row.metric)))</td><td>\(esc(CompareTextReport.change(row.change, row.metric)))</td>"
             html +=
-                "<td>\(esc(CompareTextReport.interval(row)))</td><td>±\(esc(CompareTextReport.number(row.tolerance))) \(row.metric.changeUnit)</td>"
-            html += "<td\(verdictClass)>\(esc(row.verdict.rawValue))</td></tr>"
+                "<td>\(esc(CompareTextReport.interval(row)))</td><td>\(esc(CompareTextReport.tolerance(row)))</td>"
+            html += "<td\(verdictClass)>\(esc(CompareTextReport.verdict(row, comparison.method)))</td></tr>"
         }
         return html + "</table>"
     }

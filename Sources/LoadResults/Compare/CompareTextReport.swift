@@ -1,14 +1,15 @@
 import Foundation
 
 /// The text `xmppload compare` prints: both sides, the method, then one line per metric — baseline,
-/// candidate, change, its 95 % interval, the tolerance and the verdict — and the outcome. When the
-/// runs are not comparable it lists every reason (as warnings with `--force`).
+/// candidate, change, its 95 % interval, the tolerance (with the latency floor where it decides) and
+/// the verdict — and the outcome. When the runs are not comparable it lists every reason (as
+/// warnings with `--force`); when too few runs were given for a verdict it says so and how to get one.
 public enum CompareTextReport {
     public static func render(_ comparison: Comparison) -> String {
         var out = ""
         func line(_ text: String = "") { out += text + "\n" }
         line("xmppload compare — baseline: \(describe(comparison.baseline)) vs candidate: \(describe(comparison.candidate))")
-        let unitName = comparison.method == .runs ? "runs" : "intervals"
+        let unitName = comparison.method.unitName
         line(
             "method: \(comparison.method.rawValue) (\(comparison.baseline.units) vs \(comparison.candidate.units) \(unitName)), \(comparison.resamples) resamples, seed \(comparison.seed); \(Int(comparison.confidencePercent)) % interval of the change"
         )
@@ -21,7 +22,7 @@ public enum CompareTextReport {
             line()
             line(
                 TextReport.pad("metric", 24) + TextReport.pad("baseline", 13, right: true) + TextReport.pad("candidate", 13, right: true)
-                    + TextReport.pad("change", 11, right: true) + "   " + TextReport.pad("95 % interval", 24) + TextReport.pad("tolerance", 11)
+                    + TextReport.pad("change", 11, right: true) + "   " + TextReport.pad("95 % interval", 24) + TextReport.pad("tolerance", 20)
                     + "verdict")
             for row in comparison.rows {
                 line(
@@ -30,8 +31,8 @@ public enum CompareTextReport {
                         + TextReport.pad(value(row.candidate, row.metric), 13, right: true)
                         + TextReport.pad(change(row.change, row.metric), 11, right: true) + "   "
                         + TextReport.pad(interval(row), 24)
-                        + TextReport.pad("±" + number(row.tolerance) + " " + row.metric.changeUnit, 11)
-                        + row.verdict.rawValue)
+                        + TextReport.pad(tolerance(row), 20)
+                        + verdict(row, comparison.method))
             }
         }
         let fromRecordings = comparison.rows.filter(\.ofRecordings).map(\.metric.key)
@@ -43,10 +44,27 @@ public enum CompareTextReport {
         line()
         switch comparison.outcome {
         case .notComparable: line("outcome: not comparable")
+        case .insufficientRuns: line("outcome: no verdict — \(comparison.verdictWithheld ?? "too few runs")")
         case .regressed: line("outcome: regressed: \(comparison.regressed.joined(separator: ", "))")
         case .noRegression: line("outcome: no regression")
         }
         return out
+    }
+
+    /// `±10 %`, or `±150 % (1 ms)` when the latency floor decides (it exceeds the relative one).
+    static func tolerance(_ row: Comparison.Row) -> String {
+        var text = "±" + number(row.tolerance) + " " + row.metric.changeUnit
+        if let floor = row.floor, let baseline = row.baseline, baseline > 0, floor / baseline * 100 >= row.tolerance * 0.999_999 {
+            text += " (\(number(floor)) ms)"
+        }
+        return text
+    }
+
+    /// The verdict, or for rows not judged what their interval indicates (resampled within runs,
+    /// or over too few rounds).
+    static func verdict(_ row: Comparison.Row, _ method: Comparison.Method) -> String {
+        guard row.verdict == .notJudged, let indication = row.indication else { return row.verdict.rawValue }
+        return "not judged (\(method == .pairedRounds ? "few rounds" : "within runs"): \(indication.rawValue))"
     }
 
     static func describe(_ side: Comparison.Side) -> String {
