@@ -21,6 +21,9 @@ public enum Counter: Int, CaseIterable, Sendable {
     case connectionsTCP, connectionsWebSocket, connectionsBOSH
     /// HTTP requests written and responses read by the web transports (WebSocket upgrades, BOSH).
     case httpRequests, httpResponses
+    /// Connects that failed at one endpoint and went on to the next of the session's RFC 2782 order
+    /// (`SRVFallbackOrder`) within the same login attempt; one per fallback, not per session.
+    case endpointFallbacks
 
     public var name: String {
         switch self {
@@ -60,6 +63,7 @@ public enum Counter: Int, CaseIterable, Sendable {
         case .connectionsBOSH: return "connections_bosh"
         case .httpRequests: return "http_requests"
         case .httpResponses: return "http_responses"
+        case .endpointFallbacks: return "endpoint_fallbacks"
         }
     }
 
