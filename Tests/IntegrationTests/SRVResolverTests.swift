@@ -115,7 +115,8 @@ import Glibc
         #expect(direct == [WeightedEndpoint(host: "127.0.0.2", port: 5223, weight: 1, priority: 0)])
 
         // `run` with no server spreads its sessions over the two preferred nodes DNS names (nothing
-        // listens on them here: every session is refused, at the nodes' addresses).
+        // listens on them here: every session is refused at its node, falls back to the other
+        // preferred node, then to the backup, and counts one connect-refused when all three refused).
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-srv-\(UUID().uuidString.prefix(6))").path
         defer { try? FileManager.default.removeItem(atPath: out) }
         let run = try CommandLineTests.xmppload([
@@ -125,6 +126,47 @@ import Glibc
         #expect(run.status != 2, "\(run.output)")
         let summary = try ResultsDirectory(path: out).readSummary()
         #expect(summary.errors == ["connect-refused": 4], "\(summary.errors)")
+        let intervals = try ResultsDirectory(path: out).readIntervals()
+        #expect(intervals.reduce(0) { $0 + $1.counter(.endpointFallbacks) } == 8)
+        #expect(intervals.reduce(0) { $0 + $1.counter(.connectionsTCP) } == 12)
+    }
+
+    /// RFC 2782 fallback end to end: DNS names a priority-0 target that refuses connections (a
+    /// socket bound on 127.0.0.9 that does not listen) and a priority-10 target, a private Prosody on
+    /// 127.0.0.1. Every session is refused first, falls back within its login attempt and logs in
+    /// through the second target; no error is counted, the fallbacks are.
+    @Test(.enabled(if: dnsmasqInstalled, "dnsmasq is not installed: scripts/install-deps --dnsmasq"), .timeLimit(.minutes(2)))
+    func sessionsFallBackToTheNextPriorityWhenTheFirstRefuses() async throws {
+        let refusing = try BoundSocket(address: "127.0.0.9")
+        defer { refusing.close() }
+        let server = try LocalServer.start(accounts: 10)
+        defer { server.stop() }
+        let dns = try await DNSServer.start(records: [
+            "--local=/\(server.domain)/",
+            "--srv-host=_xmpp-client._tcp.\(server.domain),down.\(server.domain),\(refusing.port),0,1",
+            "--srv-host=_xmpp-client._tcp.\(server.domain),up.\(server.domain),\(server.port),10,1",
+            "--host-record=down.\(server.domain),127.0.0.9", "--host-record=up.\(server.domain),127.0.0.1",
+        ])
+        defer { dns.stop() }
+        let endpoints = try await resolveEndpoints(domain: server.domain, directTLS: false, dns: "127.0.0.1:\(dns.port)")
+        #expect(
+            endpoints == [
+                WeightedEndpoint(host: "127.0.0.9", port: refusing.port, weight: 1, priority: 0),
+                WeightedEndpoint(host: "127.0.0.1", port: server.port, weight: 1, priority: 10),
+            ])
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-srv-\(UUID().uuidString.prefix(6))").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try CommandLineTests.xmppload([
+            "run", "profiles/login.yaml", "--domain", server.domain, "--dns", "127.0.0.1:\(dns.port)",
+            "--password", server.password, "--accounts", "1-10", "--sessions", "10", "--insecure", "--plain", "--out", out,
+        ])
+        #expect(result.status == 0, "\(result.output)")
+        let summary = try ResultsDirectory(path: out).readSummary()
+        #expect(summary.sessions.loggedIn == 10 && summary.sessions.failed == 0, "\(result.output)")
+        #expect(summary.errors.isEmpty, "\(summary.errors)")
+        let intervals = try ResultsDirectory(path: out).readIntervals()
+        #expect(intervals.reduce(0) { $0 + $1.counter(.endpointFallbacks) } == 10)
+        #expect(intervals.reduce(0) { $0 + $1.counter(.connectionsTCP) } == 20)
     }
 
     @Test(.enabled(if: dnsmasqInstalled, "dnsmasq is not installed: scripts/install-deps --dnsmasq"), .timeLimit(.minutes(2)))
@@ -192,4 +234,33 @@ import Glibc
         let summary = try ResultsDirectory(path: out).readSummary()
         #expect(summary.sessions.loggedIn == 5 && summary.sessions.failed == 0)
     }
+}
+
+/// A TCP socket bound to `address` on a free port that never listens: connects to it are refused
+/// (RST) for as long as it is open, and nothing else can take the port. Closed by `close()`.
+struct BoundSocket {
+    let fd: Int32
+    /// The bound port.
+    let port: Int
+
+    init(address: String) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var socketAddress = sockaddr_in()
+        socketAddress.sin_family = sa_family_t(AF_INET)
+        socketAddress.sin_addr.s_addr = inet_addr(address)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &socketAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard fd >= 0, bound else {
+            if fd >= 0 { Glibc.close(fd) }
+            throw LocalServerError(message: "could not bind a TCP socket on \(address)")
+        }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: socketAddress.sin_port))
+    }
+
+    func close() { _ = Glibc.close(fd) }
 }

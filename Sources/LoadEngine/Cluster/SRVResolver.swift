@@ -10,7 +10,8 @@ import NIOPosix
 /// retries over TCP (a truncated answer is an error).
 ///
 /// The endpoints keep the SRV priority and weight (`WeightedEndpoints` spreads sessions over the
-/// preferred tier by weight); `host` is the address literal, in the order the resolver gave.
+/// preferred tier by weight; a session whose connect fails walks its RFC 2782 order,
+/// `SRVFallbackOrder`); `host` is the address literal, in the order the resolver gave.
 public struct SRVResolver: Sendable {
     /// The DNS server asked.
     public var server: SocketAddress

@@ -20,6 +20,9 @@ final class RunEnvironment: Sendable {
     /// With several endpoints and a profile that names its `transport:`, each profile's spread over
     /// the endpoints of its transport (nil: every profile spreads over `endpointSpread`).
     let profileEndpoints: ProfileEndpoints?
+    /// With several endpoints, all plain TCP: where a session whose connect failed goes next, in
+    /// RFC 2782 order (`SRVFallbackOrder`, positions into `endpointAddresses`); nil: no fallback.
+    let endpointFallback: SRVFallbackOrder?
     /// The server node of each endpoint, for per-node figures (empty: one server, no per-node figures).
     let nodes: [ServerNode]
     /// Per endpoint index, the endpoint when it is a web transport (WebSocket, BOSH); empty when
@@ -85,6 +88,10 @@ final class RunEnvironment: Sendable {
             profileEndpoints = nil
         }
         webEndpoints = ordered.contains { $0.transport.isWeb } ? ordered.map { $0.transport.isWeb ? $0 : nil } : []
+        // Each tier's weighted order is drawn once from the run's seed (stream: all ones, no session's).
+        var fallbackGenerator = SeededGenerator(seed: seed, stream: .max)
+        endpointFallback =
+            endpointSpread != nil && webEndpoints.isEmpty ? SRVFallbackOrder(ordered, using: &fallbackGenerator) : nil
         sourceAddresses = configuration.sourceAddresses?.addresses.compactMap { try? SocketAddress(ipAddress: $0, port: 0) } ?? []
         self.tls = tls
         self.directory = OnlineDirectory(capacity: configuration.accounts.count)
@@ -167,6 +174,12 @@ final class RunEnvironment: Sendable {
     func endpoint(forArrival index: Int, profile: Int) -> Int {
         guard let profileEndpoints else { return endpoint(forArrival: index) }
         return profileEndpoints.endpoint(forProfile: profile, arrival: index)
+    }
+
+    /// The endpoint a session tries after its connect failed with `failure` on try `attempt` (0: its
+    /// first choice `first`), or nil: report the failure (`EndpointFallback.next`).
+    func fallbackEndpoint(after failure: ConnectionFailure, attempt: Int, first: Int, arrival: Int) -> Int? {
+        EndpointFallback.next(after: failure, attempt: attempt, first: first, arrival: arrival, order: endpointFallback)
     }
 
     /// The profile (an index into the mix) of a session, chosen by weight with the session's own

@@ -32,7 +32,8 @@ final class SessionConnector: UserConnecting {
         self.context = context
     }
 
-    /// Connects `user` to the run's server; the user hears `connected` or `connectFailed`.
+    /// Connects `user` to its endpoint (`connectTarget`: after failed connects, the next of its
+    /// RFC 2782 order); the user hears `connected` or `connectFailed`.
     func connect(_ user: VirtualUser) {
         let environment = context.environment
         if let web = environment.webEndpoint(user.endpoint) {
@@ -43,8 +44,9 @@ final class SessionConnector: UserConnecting {
         let bound = NIOLoopBound(user, eventLoop: context.eventLoop)
         connectingUser = user
         context.recorder.increment(.connectionsTCP)
-        var server = environment.endpointAddresses[min(user.endpoint, environment.endpointAddresses.count - 1)]
-        if let location = user.machine.resumeLocation, let address = resumeAddress(location, port: server.port ?? 5222) {
+        // The session's endpoint, or the next of its RFC 2782 order after failed connects.
+        var server = environment.endpointAddresses[min(user.connectTarget, environment.endpointAddresses.count - 1)]
+        if user.isFirstTry, let location = user.machine.resumeLocation, let address = resumeAddress(location, port: server.port ?? 5222) {
             server = address
         }
         bootstraps.next().connect(to: server).whenFailure { error in

@@ -23,6 +23,9 @@ final class VirtualUser {
     let endpoint: Int
     private var connection: SessionChannelHandler?
     private var timeoutGeneration: UInt32 = 0
+    /// The try of the current connection attempt: 0 is `endpoint`, k the k-th fallback of the
+    /// session's RFC 2782 order (`RunEnvironment.endpointFallback`). Reset by every `.connect`.
+    private var endpointAttempt: UInt16 = 0
     private var wakeTask: Scheduled<Void>?
     /// Armed while the connection's socket does not drain; ends the session with `write-stalled`.
     /// The timers most sessions never arm (write stall, keep-alive), boxed so an idle session pays one
@@ -54,6 +57,17 @@ final class VirtualUser {
     }
 
     var serial: Int { machine.identity.serial }
+
+    /// The endpoint (an index into `RunEnvironment.endpointAddresses`) the current connect goes to:
+    /// `endpoint`, or after connect failures the next one of the session's RFC 2782 order.
+    var connectTarget: Int {
+        guard endpointAttempt > 0, let order = loop.environment.endpointFallback else { return endpoint }
+        return order.endpoint(attempt: Int(endpointAttempt), first: endpoint, arrival: userIndex) ?? endpoint
+    }
+
+    /// Whether the current connect is the session's first choice (a resumption location applies).
+    var isFirstTry: Bool { endpointAttempt == 0 }
+
     var script: SessionScript { machine.script }
 
     // MARK: - Events
@@ -117,8 +131,22 @@ final class VirtualUser {
     }
 
     /// The connect attempt failed before any channel became active.
+    ///
+    /// With several TCP endpoints a connect-level failure (refused, timed out, unreachable) goes on to
+    /// the next endpoint of the session's RFC 2782 order within the same login attempt, counted in
+    /// `endpoint_fallbacks`; the machine hears of the failure (and counts its error) only when every
+    /// endpoint failed. Its login timeout and latency keep running from the intended start.
     func connectFailed(_ failure: ConnectionFailure) {
         connection = nil
+        let environment = loop.environment
+        if !hasEnded, endpointAttempt < UInt16.max,
+            environment.fallbackEndpoint(after: failure, attempt: Int(endpointAttempt), first: endpoint, arrival: userIndex)
+                != nil
+        {
+            endpointAttempt += 1
+            loop.recorder.increment(.endpointFallbacks)
+            return loop.connector.connect(self)
+        }
         handle(.connectFailed(failure))
     }
 
@@ -129,6 +157,7 @@ final class VirtualUser {
             if hasEnded { return }
             switch action {
             case .connect:
+                endpointAttempt = 0
                 loop.connector.connect(self)
             case .openStream:
                 connection?.write(.header(domain: machine.settings.domain))

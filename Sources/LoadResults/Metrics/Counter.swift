@@ -35,6 +35,9 @@ public enum Counter: Int, CaseIterable, Sendable {
     /// Logins of a profile that asks for XEP-0198 whose server did not offer `urn:xmpp:sm:3` (jabberd2
     /// offers only a pre-standard namespace): the session went on without stream management.
     case streamManagementNotOffered
+    /// Connects that failed at one endpoint and went on to the next of the session's RFC 2782 order
+    /// (`SRVFallbackOrder`) within the same login attempt; one per fallback, not per session.
+    case endpointFallbacks
 
     public var name: String {
         switch self {
@@ -79,6 +82,7 @@ public enum Counter: Int, CaseIterable, Sendable {
         case .pingsUnsupported: return "pings_unsupported"
         case .logoutsUnanswered: return "logouts_unanswered"
         case .streamManagementNotOffered: return "sm_not_offered"
+        case .endpointFallbacks: return "endpoint_fallbacks"
         }
     }
 
