@@ -12,8 +12,9 @@ public struct SessionIdentity: Sendable, Equatable {
     public let username: String
     public let bareJID: String
     /// The server node this user connects to, in a run with several endpoints (nil: one server);
-    /// its figures are also recorded per node.
-    public let node: ServerNode?
+    /// its figures are also recorded per node. The connection layer moves it when a connect falls
+    /// back to another endpoint (RFC 2782 order), so figures go to the node that served the session.
+    public var node: ServerNode?
 
     public init(serial: Int, slot: Int, accountNumber: Int, username: String, bareJID: String, node: ServerNode? = nil) {
         self.node = node

@@ -23,7 +23,8 @@ import XMPPCore
 /// Invariants: after `.ended` the machine ignores every event; it emits `.ended` exactly once, after
 /// recording the outcome and releasing its account; at most one timeout and one wake-up are armed.
 public struct SessionMachine {
-    public let identity: SessionIdentity
+    /// Who the session is; only `node` changes (`connectingTo(node:)`).
+    public private(set) var identity: SessionIdentity
     public let script: SessionScript
     public let settings: SessionSettings
     unowned let host: any SessionHost
@@ -452,6 +453,13 @@ public struct SessionMachine {
         // closing frees the socket now instead of at the connect timeout.
         pending.append(.close)
         pending.append(.ended(failed: error != nil))
+    }
+
+    /// The connection layer is connecting this session to `node` (its first choice, or the next
+    /// endpoint of its RFC 2782 order after a refused connect): logins, errors and stamps are
+    /// attributed to it from now on.
+    public mutating func connectingTo(node: ServerNode?) {
+        identity.node = node
     }
 
     // MARK: - Reconnecting

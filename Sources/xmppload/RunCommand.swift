@@ -268,6 +268,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let spread = WeightedEndpoints(found)!
         configuration.endpoints = found
+        configuration.endpointsFromDNS = true
         configuration.host = spread.preferred[0].host
         configuration.port = spread.preferred[0].port
     }

@@ -51,11 +51,12 @@ import Glibc
         #expect(EndpointFallback.isConnectLevel(failure))
     }
 
-    static func environment(_ endpoints: [WeightedEndpoint]) throws -> RunEnvironment {
+    static func environment(_ endpoints: [WeightedEndpoint], fromDNS: Bool = true) throws -> RunEnvironment {
         var configuration = RunConfiguration(
             host: endpoints[0].host, port: endpoints[0].port, domain: "load.test", accounts: 1...10, password: "secret",
             outputDirectory: "/tmp/unused")
         configuration.endpoints = endpoints
+        configuration.endpointsFromDNS = fromDNS
         let addresses = try EndpointResolution.addresses(of: endpoints) { try SocketAddress(ipAddress: $0, port: $1) }
         let definition = try ProfileLoader.load(yaml: "name: t\nsteps: [login, stay_online]\n", file: "t.yaml")
         return RunEnvironment(
@@ -81,5 +82,11 @@ import Glibc
             Self.endpoints[0], WeightedEndpoint(host: "127.0.0.1", port: 5280, transport: .webSocket(secure: false, path: "/ws")),
         ])
         #expect(web.endpointFallback == nil)
+    }
+
+    /// Endpoints the user named (`--server`, `servers:`) never fall back: a dead node shows as its
+    /// own errors instead of vanishing into the others.
+    @Test func namedEndpointsDoNotFallBack() throws {
+        #expect(try Self.environment(Self.endpoints, fromDNS: false).endpointFallback == nil)
     }
 }

@@ -71,6 +71,10 @@ public struct RunConfiguration: Sendable {
     /// `--label` and `--tag key=value`: recorded in the manifest for `compare`.
     public var label: String?
     public var tags: [String: String] = [:]
+    /// The endpoints came from DNS SRV (no server was given): a connect refused by one target falls
+    /// back to the next of the session's RFC 2782 order. Endpoints the user named (`--server`,
+    /// `servers:`) never fall back: a dead node must show as its errors, not vanish into the others.
+    public var endpointsFromDNS = false
     /// This generator's stamp key when it shares a `--run-id` with other generators without
     /// `--segment` (`MessageStamp.generator`; nonzero), so their overlapping serials stay apart and
     /// `report` reconciles them; nil otherwise.

@@ -91,7 +91,8 @@ final class RunEnvironment: Sendable {
         // Each tier's weighted order is drawn once from the run's seed (stream: all ones, no session's).
         var fallbackGenerator = SeededGenerator(seed: seed, stream: .max)
         endpointFallback =
-            endpointSpread != nil && webEndpoints.isEmpty ? SRVFallbackOrder(ordered, using: &fallbackGenerator) : nil
+            configuration.endpointsFromDNS && endpointSpread != nil && webEndpoints.isEmpty
+            ? SRVFallbackOrder(ordered, using: &fallbackGenerator) : nil
         sourceAddresses = configuration.sourceAddresses?.addresses.compactMap { try? SocketAddress(ipAddress: $0, port: 0) } ?? []
         self.tls = tls
         self.directory = OnlineDirectory(capacity: configuration.accounts.count)

@@ -145,6 +145,7 @@ final class VirtualUser {
         {
             endpointAttempt += 1
             loop.recorder.increment(.endpointFallbacks)
+            machine.connectingTo(node: environment.node(ofEndpoint: connectTarget))
             return loop.connector.connect(self)
         }
         handle(.connectFailed(failure))
@@ -157,7 +158,10 @@ final class VirtualUser {
             if hasEnded { return }
             switch action {
             case .connect:
-                endpointAttempt = 0
+                if endpointAttempt != 0 {
+                    endpointAttempt = 0
+                    machine.connectingTo(node: loop.environment.node(ofEndpoint: endpoint))
+                }
                 loop.connector.connect(self)
             case .openStream:
                 connection?.write(.header(domain: machine.settings.domain))

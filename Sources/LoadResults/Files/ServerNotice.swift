@@ -1,10 +1,11 @@
 /// Something the run asked of the server that the server did not do, and what the session did
 /// instead — said, never silent (issue 26's "asked for, not available"): presence not echoed, pings
-/// answered with an error, logouts unanswered, stream management not offered. Counted per session
+/// answered with an error, logouts unanswered, stream management not offered, SRV targets that
+/// refused connects (the sessions fell back to the next target). Counted per session
 /// (or login) from the run's counters; `summary.json`'s `notices`, the text report and report.html.
 public struct ServerNotice: Codable, Sendable, Equatable {
     /// A stable name: `presence-not-echoed`, `pings-unsupported`, `logout-unanswered`,
-    /// `stream-management-not-offered`.
+    /// `stream-management-not-offered`, `endpoint-fallbacks`.
     public var kind: String
     /// Sessions (or logins) it happened to.
     public var count: UInt64
@@ -56,6 +57,15 @@ public struct ServerNotice: Codable, Sendable, Equatable {
                     kind: "stream-management-not-offered", count: management,
                     text:
                         "stream management (XEP-0198) was asked for but not offered (or only a pre-standard namespace) at \(management) login(s); those sessions ran without it"
+                ))
+        }
+        let fallbacks = total.counter(.endpointFallbacks)
+        if fallbacks > 0 {
+            notices.append(
+                ServerNotice(
+                    kind: "endpoint-fallbacks", count: fallbacks,
+                    text:
+                        "\(fallbacks) connect(s) to a DNS SRV target failed (refused, timed out, unreachable) and went on to the next target of the session's RFC 2782 order; the node table shows where sessions ended up"
                 ))
         }
         return notices

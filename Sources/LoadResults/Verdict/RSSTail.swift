@@ -24,19 +24,23 @@ public struct RSSTail: Sendable, Equatable, Codable {
     /// At most this long.
     public static let longest = 20.0 * 60
 
-    /// The tail of `points` up to `loadEnd` (nil: up to the last interval's start), or nil when fewer
-    /// than 3 intervals with generator health fall in it. `outages`: the run's, for `afterOutages`.
+    /// The tail of `points` up to `loadEnd` (nil: up to the last interval's start), or nil when it
+    /// is too short to judge a trend (`TrendPolicy`: at least 10 minutes in 20 intervals with
+    /// generator health; a slope over a minute's ramp is not a finding). `outages`: the run's, for
+    /// `afterOutages` (judged under the same rule).
     public init?(points: [IntervalPoint], loadEnd: Double?, outages: [Outage] = []) {
         guard let last = points.last else { return nil }
         let end = loadEnd ?? last.start
         let start = end - min(Self.longest, end * 2 / 3)
         func line(from start: Double) -> TrendLine? {
-            TrendLine(
-                points: points.compactMap { point -> (x: Double, y: Double)? in
-                    let middle = (point.start + point.end) / 2
-                    guard middle >= start, middle < end, let health = point.health else { return nil }
-                    return (middle / 3600, Double(health.rssBytes))
-                })
+            let inside = points.filter { point in
+                let middle = (point.start + point.end) / 2
+                return middle >= start && middle < end && point.health != nil
+            }
+            guard let first = inside.first, let final = inside.last, inside.count >= TrendPolicy.minimumIntervals,
+                final.end - first.start >= TrendPolicy.minimumSeconds - 1e-6
+            else { return nil }
+            return TrendLine(points: inside.map { (($0.start + $0.end) / 2 / 3600, Double($0.health!.rssBytes)) })
         }
         guard let whole = line(from: start) else { return nil }
         self.start = start
