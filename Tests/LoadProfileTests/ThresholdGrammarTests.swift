@@ -214,6 +214,6 @@ import Testing
         #expect(catalog.problem(with: try Threshold.parse("login.p99 < 1s")) == nil)
         #expect(catalog.problem(with: try Threshold.parse("errors.rate < 1%")) == nil)
         #expect(catalog.problem(with: try Threshold.parse("logn.p99 < 1s"))?.hint.hasPrefix("did you mean 'login'?") == true)
-        #expect(catalog.problem(with: try Threshold.parse("zzzzzz.p99 < 1s"))?.hint.hasPrefix("known: ") == true)
+        #expect(catalog.problem(with: try Threshold.parse("zzzzzz.p99 < 1s"))?.hint.hasPrefix("known metrics: ") == true)
     }
 }

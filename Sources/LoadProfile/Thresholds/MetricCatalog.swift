@@ -45,7 +45,7 @@ public struct MetricCatalog: Sendable, Equatable {
     public func problem(with threshold: Threshold) -> (message: String, hint: String)? {
         guard case .latency(let metric, _) = threshold.quantity, !names.contains(metric) else { return nil }
         let suggestion = Spelling.closest(to: metric, in: names).map { "did you mean '\($0)'?" }
-        let known = "known: " + names.joined(separator: ", ")
-        return ("unknown metric '\(metric)'", suggestion.map { "\($0) (\(known))" } ?? known)
+        let known = "known metrics: " + names.joined(separator: ", ")
+        return ("unknown metric '\(metric)'", suggestion.map { "\($0) — \(known)" } ?? known)
     }
 }
