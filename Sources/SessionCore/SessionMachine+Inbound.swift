@@ -53,6 +53,7 @@ extension SessionMachine {
                 recordStanzaErrorText(stanza)
                 stepFailed(.stanzaError(condition: Self.stanzaCondition(stanza)))
             } else {
+                host.setOnline(identity.slot, true)
                 completeStep()
             }
         case .mucJoin(let roomJID):

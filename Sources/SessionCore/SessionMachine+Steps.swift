@@ -164,9 +164,10 @@ extension SessionMachine {
         switch action {
         case .available(let show, let status, let priority):
             send(Stanza.presence(show: show, status: status.map { render($0) }, priority: priority))
-            // Available once sent: the server routes messages for the bare JID to this resource from
-            // now on, echo or not, so others may pick it as a `to: random` target at once.
-            host.setOnline(identity.slot, true)
+            // A `to: random` target once the server has taken the presence in: at its echo, or when
+            // the bounded wait for one is over (`presenceStepEnded`). Not at the send: a message to
+            // the bare JID that overtakes the presence inside the server finds no available resource
+            // (Prosody answers service-unavailable: 2 of 20,000 demo messages were lost that way).
             isAvailable = true
             presenceEchoOverdue = false
             // The echo (RFC 6121 §4.2.2) is a courtesy some servers skip (jabberd2): wait for it a

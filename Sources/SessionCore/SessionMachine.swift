@@ -559,6 +559,7 @@ public struct SessionMachine {
                 // the step completes unmeasured and the run counts the silent server.
                 host.recorder.increment(.presenceEchoMissing)
                 presenceEchoOverdue = true
+                host.setOnline(identity.slot, true)
                 return completeStep(measured: false)
             }
             stepFailed(.stepTimeout(step: name))

@@ -24,14 +24,16 @@ import XMPPCore
 
     // MARK: - Presence
 
-    @Test func withoutAnEchoThePresenceStepCompletesAfterTwoSecondsAndTheSessionIsATargetAtOnce() throws {
+    @Test func withoutAnEchoThePresenceStepCompletesAfterTwoSecondsAndTheSessionIsThenATarget() throws {
         var driver = try MachineDriver(profile: Self.profile("  - login\n  - presence: available\n  - stay_online"))
         try driver.logIn()
         #expect(driver.sent().last?.name == "presence")
-        #expect(driver.host.online == [0], "a message target once the presence is sent")
+        // Not yet a target: a message to the bare JID could overtake the presence inside the server.
+        #expect(driver.host.online.isEmpty)
         driver.advance(by: .milliseconds(1999))
         #expect(Self.snapshot(driver).counter(.presenceEchoMissing) == 0)
         driver.advance(by: .milliseconds(1))
+        #expect(driver.host.online == [0], "a message target once the wait for the echo is over")
         let snapshot = Self.snapshot(driver)
         #expect(snapshot.counter(.presenceEchoMissing) == 1)
         #expect(snapshot.latency["presence"] == nil, "no echo, nothing to time")
@@ -55,7 +57,9 @@ import XMPPCore
         var driver = try MachineDriver(profile: Self.profile("  - login\n  - presence: available\n  - stay_online"))
         try driver.logIn()
         driver.advance(by: .milliseconds(30))
+        #expect(driver.host.online.isEmpty)
         try driver.receive("<presence from='user1@load.test/r1'/>")
+        #expect(driver.host.online == [0], "a message target at the echo")
         driver.advance(by: .seconds(10))
         let snapshot = Self.snapshot(driver)
         #expect(snapshot.latency["presence"]?.count == 1)
