@@ -41,11 +41,7 @@ struct Jabberd2Server: Sendable {
             try? FileManager.default.removeItem(atPath: directory)
             throw error
         }
-        var values: [String: String] = [:]
-        for line in output.split(separator: "\n") {
-            let parts = line.split(separator: "=", maxSplits: 1)
-            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
-        }
+        let values = LocalServer.keyValues(output)
         guard let port = values["XMPPLOAD_PORT"].flatMap(Int.init), let domain = values["XMPPLOAD_DOMAIN"],
             let password = values["XMPPLOAD_PASSWORD"]
         else {

@@ -43,11 +43,7 @@ struct LocalServer: Sendable {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("xmppload-test-server-\(UUID().uuidString.prefix(8))").path
         let output = try run(["up", "--dir", directory, "--accounts", String(accounts)])
-        var values: [String: String] = [:]
-        for line in output.split(separator: "\n") {
-            let parts = line.split(separator: "=", maxSplits: 1)
-            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
-        }
+        let values = Self.keyValues(output)
         guard let port = values["XMPPLOAD_PORT"].flatMap(Int.init), let domain = values["XMPPLOAD_DOMAIN"],
             let password = values["XMPPLOAD_PASSWORD"]
         else {
@@ -59,6 +55,16 @@ struct LocalServer: Sendable {
             password: password, accounts: accounts, directory: directory,
             webSocketURL: values["XMPPLOAD_WS_URL"] ?? "", boshURL: values["XMPPLOAD_BOSH_URL"] ?? "",
             secureWebSocketURL: values["XMPPLOAD_WSS_URL"] ?? "", secureBOSHURL: values["XMPPLOAD_BOSH_HTTPS_URL"] ?? "")
+    }
+
+    /// The `KEY=value` lines a server script's `up` prints (other lines are skipped).
+    static func keyValues(_ output: String) -> [String: String] {
+        var values: [String: String] = [:]
+        for line in output.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
+        }
+        return values
     }
 
     func stop() {

@@ -18,56 +18,49 @@ public struct ServerNotice: Codable, Sendable, Equatable {
         self.text = text
     }
 
+    /// Each notice: the counter that counts it, its kind and its text for a count (`total` gives
+    /// the text access to other counters).
+    private static let table: [(counter: Counter, kind: String, text: @Sendable (UInt64, IntervalSnapshot) -> String)] = [
+        (
+            .presenceEchoMissing, "presence-not-echoed",
+            { count, total in
+                let late = total.counter(.presenceEchoLate)
+                return "the server did not echo initial presence (RFC 6121 §4.2.2) within the presence step's wait for \(count) session(s)"
+                    + (late > 0 ? " (\(late) echoes came later)" : "")
+                    + "; those steps completed unmeasured (docs/PROFILES.md, \"When the server stays silent\")"
+            }
+        ),
+        (
+            .pingsUnsupported, "pings-unsupported",
+            { count, _ in
+                "the server answered keep-alive pings with an error (XEP-0199 not supported) for \(count) session(s); they were not counted as round trips and those sessions kept alive with whitespace"
+            }
+        ),
+        (
+            .logoutsUnanswered, "logout-unanswered",
+            { count, _ in
+                "the server neither answered nor closed \(count) logout(s) (</stream:stream>); those sessions completed, their logout unmeasured"
+            }
+        ),
+        (
+            .streamManagementNotOffered, "stream-management-not-offered",
+            { count, _ in
+                "stream management (XEP-0198) was asked for but not offered (or only a pre-standard namespace) at \(count) login(s); those sessions ran without it"
+            }
+        ),
+        (
+            .endpointFallbacks, "endpoint-fallbacks",
+            { count, _ in
+                "\(count) connect(s) to a DNS SRV target failed (refused, timed out, unreachable) and went on to the next target of the session's RFC 2782 order; the node table shows where sessions ended up"
+            }
+        ),
+    ]
+
     /// The notices the counters of `total` call for, in a fixed order; empty when there are none.
     public static func notices(_ total: IntervalSnapshot) -> [ServerNotice] {
-        var notices: [ServerNotice] = []
-        let missing = total.counter(.presenceEchoMissing)
-        if missing > 0 {
-            let late = total.counter(.presenceEchoLate)
-            notices.append(
-                ServerNotice(
-                    kind: "presence-not-echoed", count: missing,
-                    text:
-                        "the server did not echo initial presence (RFC 6121 §4.2.2) within the presence step's wait for \(missing) session(s)"
-                        + (late > 0 ? " (\(late) echoes came later)" : "")
-                        + "; those steps completed unmeasured (docs/PROFILES.md, \"When the server stays silent\")"))
+        table.compactMap { entry in
+            let count = total.counter(entry.counter)
+            return count > 0 ? ServerNotice(kind: entry.kind, count: count, text: entry.text(count, total)) : nil
         }
-        let pings = total.counter(.pingsUnsupported)
-        if pings > 0 {
-            notices.append(
-                ServerNotice(
-                    kind: "pings-unsupported", count: pings,
-                    text:
-                        "the server answered keep-alive pings with an error (XEP-0199 not supported) for \(pings) session(s); they were not counted as round trips and those sessions kept alive with whitespace"
-                ))
-        }
-        let logouts = total.counter(.logoutsUnanswered)
-        if logouts > 0 {
-            notices.append(
-                ServerNotice(
-                    kind: "logout-unanswered", count: logouts,
-                    text:
-                        "the server neither answered nor closed \(logouts) logout(s) (</stream:stream>); those sessions completed, their logout unmeasured"
-                ))
-        }
-        let management = total.counter(.streamManagementNotOffered)
-        if management > 0 {
-            notices.append(
-                ServerNotice(
-                    kind: "stream-management-not-offered", count: management,
-                    text:
-                        "stream management (XEP-0198) was asked for but not offered (or only a pre-standard namespace) at \(management) login(s); those sessions ran without it"
-                ))
-        }
-        let fallbacks = total.counter(.endpointFallbacks)
-        if fallbacks > 0 {
-            notices.append(
-                ServerNotice(
-                    kind: "endpoint-fallbacks", count: fallbacks,
-                    text:
-                        "\(fallbacks) connect(s) to a DNS SRV target failed (refused, timed out, unreachable) and went on to the next target of the session's RFC 2782 order; the node table shows where sessions ended up"
-                ))
-        }
-        return notices
     }
 }
