@@ -70,6 +70,23 @@ import Testing
         #expect(outcome.work?.line.contains("loss judged by `report`") == true)
     }
 
+    /// One generator of several counts other generators' deliveries as lost: its loss rules are
+    /// left to `report` (no-data with the reason), while its other rules are judged as usual.
+    @Test func oneGeneratorOfSeveralLeavesLossRulesToReport() {
+        let interval = Tables.interval(0, logins: 10, sent: 100, lost: 60, started: 10)
+        let rules = [
+            VerdictRule(measure: .messagesLost, comparison: .equal, bound: 0, unit: .count, text: "messages.lost == 0"),
+            VerdictRule(measure: .messagesLoss, comparison: .less, bound: 0.01, unit: .fraction, text: "messages.loss < 1%"),
+            VerdictRule(measure: .sessionsFailed, comparison: .equal, bound: 0, unit: .count, text: "sessions.failed == 0"),
+        ]
+        let several = Self.verdict([interval], rules: rules, segmented: true)
+        #expect(several.thresholds.map(\.status) == [.noData, .noData, .pass])
+        #expect(several.thresholds[0].note == VerdictEvaluator.lossElsewhereNote)
+        #expect(several.thresholdsPassed)
+        let alone = Self.verdict([interval], rules: rules)
+        #expect(alone.thresholds.map(\.status) == [.fail, .fail, .pass])
+    }
+
     @Test func anInterruptedRunIsCutShortEvenWhenSessionsFailed() {
         let interval = Tables.interval(0, logins: 10, errors: 10, started: 10, failed: 10, completed: 0)
         #expect(Self.verdict([interval], stopReason: "interrupted").outcome.kind == .cutShort)
