@@ -8,15 +8,7 @@ import XMPPCore
 /// error replies to keep-alive pings, a login stuck in one phase, registration that needs a fresh
 /// stream (jabberd2) — none may turn a working session into a failed one, and each is said.
 @Suite struct SilentServerTests {
-    static func profile(_ steps: String, extra: String = "") -> String {
-        """
-        name: t
-        login: {sasl: PLAIN, tls: none, resource: r1}
-        \(extra)
-        steps:
-        \(steps)
-        """
-    }
+    static func profile(_ steps: String, extra: String = "") -> String { SessionMachineTests.profile(steps, extra: extra) }
 
     static func snapshot(_ driver: MachineDriver) -> IntervalSnapshot {
         driver.host.recorder.takeSnapshot(start: 0, end: 1)
