@@ -17,8 +17,9 @@ import XMPPCore
 /// phase and recorded once the login succeeded.
 ///
 /// The machine outlives its connections: identity, script position, sequence numbers and counters
-/// stay when a connection is lost; today a lost connection ends the session, and reconnecting is the
-/// one decision that changes in `connectionLost`.
+/// stay when a connection is lost. `connectionLost` hands the drop to `end`, which decides what
+/// follows: with the profile's `reconnect:` policy a session that had logged in waits out its back-off
+/// and logs in again; without one, or when the attempts run out, the session ends with the error.
 ///
 /// Invariants: after `.ended` the machine ignores every event; it emits `.ended` exactly once, after
 /// recording the outcome and releasing its account; at most one timeout and one wake-up are armed.

@@ -28,11 +28,7 @@ import Testing
             try? FileManager.default.removeItem(atPath: base)
         }
         try #require(up.status == 0, "\(up.output)")
-        var values: [String: String] = [:]
-        for line in up.output.split(separator: "\n") {
-            let parts = line.split(separator: "=", maxSplits: 1)
-            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
-        }
+        let values = LocalServer.keyValues(up.output)
         let servers = try #require(values["XMPPLOAD_SERVERS"]).split(separator: ",").map(String.init)
         try #require(servers.count == 2 && servers[0].hasPrefix("127.0.0.2:") && servers[1].hasPrefix("127.0.0.3:"), "\(servers)")
 

@@ -1,5 +1,5 @@
 /// The stream codec under a `SessionChannelHandler`, as the handler drives it: TCP's
-/// `XMPPStreamCodec` or a web transport's codec (`XMPPWebSocketCodec`, `BOSHSession`'s codec).
+/// `XMPPStreamCodec` or a web transport's codec (`XMPPWebSocketCodec`, `BOSHCodec`).
 ///
 /// `restart()` is called after STARTTLS `<proceed/>` and SASL `<success/>`: the next unit from the
 /// server is a new stream header (TCP) or `<open/>` (WebSocket), or the next request carries
