@@ -123,6 +123,18 @@ import Testing
             let notices = (summary["notices"] as? [[String: Any]]) ?? []
             #expect(notices.contains { $0["kind"] as? String == "pings-unsupported" && $0["count"] as? Int == 10 }, "\(notices)")
             #expect(result.output.contains("pings-unsupported ×10"), "\(result.output)")
+
+            // The same server runs no MUC component: muc.yaml's joins fail with a typed error whose
+            // hint says the MUC service is missing and how to find the server's services.
+            let mucOut = Self.temporary("no-muc")
+            defer { try? FileManager.default.removeItem(atPath: mucOut) }
+            let muc = try CommandLineTests.xmppload(
+                Self.runArguments(server, profile: "profiles/muc.yaml", sessions: 5, out: mucOut) + ["--duration", "8s"])
+            #expect(muc.status != 0, "\(muc.output)")
+            let errors = try #require(try Self.summary(mucOut)["errors"] as? [String: Any], "\(muc.output)")
+            let kind = try #require(errors.keys.first { $0.hasPrefix("muc-") }, "\(errors)")
+            #expect(ErrorHint.hint(for: kind)?.contains("MUC service does not exist") == true, "\(kind)")
+            #expect(muc.output.contains("MUC service does not exist"), "\(muc.output)")
         }
     }
 }

@@ -52,6 +52,9 @@ public enum ErrorHint {
         case "register-not-allowed":
             return
                 "the server does not allow in-band registration from here (disabled, or throttled per address): enable it for the test, or create the accounts another way"
+        case "muc-remote-server-not-found", "muc-service-unavailable", "muc-item-not-found":
+            return
+                "the room's MUC service does not exist here (no multi-user chat component, or it has another name): enable MUC on the server, or set the step's service: (default conference.<domain>); `xmppload probe` lists the services the server names"
         case "write-stalled":
             return "the server stopped reading our data for longer than --write-stall"
         default:
