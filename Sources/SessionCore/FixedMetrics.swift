@@ -13,6 +13,8 @@ public struct FixedMetrics: Sendable {
     public let reconnectLogin: MetricID
     /// Round trip of our keep-alive pings.
     public let keepAlivePing: MetricID
+    /// A PEP notification of an item this session published, from the publish's send (`pep` step).
+    public let pepNotify: MetricID
 
     public init(registry: inout MetricRegistry) {
         login = registry.register("login")
@@ -22,5 +24,6 @@ public struct FixedMetrics: Sendable {
         logout = registry.register("logout")
         reconnectLogin = registry.register("reconnect.login")
         keepAlivePing = registry.register("keepalive.ping")
+        pepNotify = registry.register("pep.notify")
     }
 }

@@ -7,7 +7,21 @@ import XMPPCore
 extension SessionMachine {
     mutating func handleStanza(_ stanza: XMLElement) {
         if keepAliveAnswered(stanza) || serverFactsAnswered(stanza) { return }
-        if stanza.name == "message" { receivedMessage(stanza) }
+        if stanza.name == "message" {
+            switch ExtensionRequests.push(stanza) {
+            case .archivedMessage:
+                return host.recorder.increment(.archivedMessages)
+            case .notification(let sent):
+                // A notification of an item this run published (its id carries the send time).
+                let elapsed = now.stampNanoseconds &- sent
+                if sent <= now.stampNanoseconds {
+                    host.recorder.recordLatency(settings.metrics.pepNotify, correctedNanoseconds: elapsed, serviceNanoseconds: elapsed, node: nil)
+                }
+                return
+            case .none:
+                receivedMessage(stanza)
+            }
+        }
         if stanza.name == "presence", let room, let from = stanza.attribute("from"), from.hasPrefix(room.jid + "/") {
             // Occupants of our room, as the room announces them (for the fan-out's expected receipts).
             let nick = String(from.dropFirst(room.jid.count + 1))
@@ -40,6 +54,17 @@ extension SessionMachine {
             guard stanza.name == "iq", stanza.attribute("id") == id else { return }
             if stanza.attribute("type") == "result" {
                 completeStep()
+            } else {
+                recordStanzaErrorText(stanza)
+                stepFailed(.stanzaError(condition: Self.stanzaCondition(stanza)))
+            }
+        case .extensionResponse(let id, let feature):
+            guard stanza.name == "iq", stanza.attribute("id") == id else { return }
+            if stanza.attribute("type") == "result" {
+                completeStep()
+            } else if ExtensionRequests.unsupportedConditions.contains(Self.stanzaCondition(stanza)) {
+                host.recorder.increment(ExtensionRequests.unsupportedCounter(feature))
+                completeStep(measured: false)
             } else {
                 recordStanzaErrorText(stanza)
                 stepFailed(.stanzaError(condition: Self.stanzaCondition(stanza)))

@@ -95,6 +95,8 @@ extension SessionMachine {
             startMUC(action, instruction)
         case .iq(let action):
             startIQ(action, instruction)
+        case .protocolExtension(let step):
+            startExtension(step, instruction)
         case .wait(let condition):
             waiting = .stanza
             armTimeout(after: condition.timeout, .step(name: instruction.name))
@@ -246,6 +248,24 @@ extension SessionMachine {
         }
         send(Stanza.iq(type: "get", id: id, to: to, child: query))
         expect(.iqResponse(id: id), instruction)
+    }
+
+    /// An extension step (`ExtensionRequests` holds what each sends and what answers it).
+    private mutating func startExtension(_ step: ExtensionStep, _ instruction: SessionScript.Instruction) {
+        let id = nextRequestID()
+        var with: String?
+        if case .archiveQuery(_, let template?) = step { with = render(template) }
+        switch ExtensionRequests.start(step, id: id, with: with, sentNanoseconds: now.stampNanoseconds, offersClientState: offersClientState) {
+        case .iq(let request):
+            send(request)
+            expect(.extensionResponse(id: id, feature: step.feature), instruction)
+        case .nonza(let nonza):
+            send(nonza)
+            completeStep(measured: false)
+        case .unsupported:
+            host.recorder.increment(ExtensionRequests.unsupportedCounter(step.feature))
+            completeStep(measured: false)
+        }
     }
 
     private mutating func startMUC(_ action: MUCAction, _ instruction: SessionScript.Instruction) {

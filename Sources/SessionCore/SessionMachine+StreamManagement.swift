@@ -150,7 +150,7 @@ extension SessionMachine {
         switch waiting {
         case .nothing:
             runProgram()
-        case .iqResponse, .ownPresence, .mucJoin, .stanza:
+        case .iqResponse, .extensionResponse, .ownPresence, .mucJoin, .stanza:
             armTimeout(after: script.instructions[pc].timeout, .step(name: script.instructions[pc].name))
         case .timer, .stayOnline:
             break

@@ -48,6 +48,9 @@ public struct SessionMachine {
     enum Waiting: Equatable {
         case nothing
         case iqResponse(id: String)
+        /// The answer to an extension step's iq (`ExtensionRequests`): an error meaning "unsupported"
+        /// completes the step unmeasured.
+        case extensionResponse(id: String, feature: ExtensionFeature)
         case ownPresence
         case mucJoin(room: String)
         /// A stanza matching the `wait` step at `pc` (its condition stays in the shared script).
@@ -131,6 +134,8 @@ public struct SessionMachine {
     /// The server answered a keep-alive ping with an error (no XEP-0199): whitespace keep-alives
     /// from then on, for the rest of the session's life (reconnects included).
     var keepAliveFallsBackToWhitespace = false
+    /// The features after authentication offered XEP-0352 client state indication.
+    var offersClientState = false
     /// XEP-0198 state, while the profile asks for stream management and the server granted it.
     var streamManagement: StreamManagementSession?
 
@@ -377,6 +382,7 @@ public struct SessionMachine {
         keepAlivePending = nil
         armKeepAlive()
         enableStreamManagement(offered: progress.machine.offersStreamManagement)
+        offersClientState = progress.machine.offersClientState
         if probesServer { askServerAboutItself() }
         // The login instruction completed; the next step is due now.
         advance(to: script.firstInstructionAfterLogin, intended: now)

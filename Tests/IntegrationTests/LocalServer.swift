@@ -32,17 +32,18 @@ struct LocalServer: Sendable {
         fatalError("repository root not found")
     }()
 
-    /// Runs `body` with a fresh server; the server is always stopped afterwards.
-    static func with<T>(accounts: Int, _ body: (LocalServer) async throws -> T) async throws -> T {
-        let server = try start(accounts: accounts)
+    /// Runs `body` with a fresh server; the server is always stopped afterwards. `options` go to
+    /// `scripts/local-server up` (e.g. `--extensions`).
+    static func with<T>(accounts: Int, options: [String] = [], _ body: (LocalServer) async throws -> T) async throws -> T {
+        let server = try start(accounts: accounts, options: options)
         defer { server.stop() }
         return try await body(server)
     }
 
-    static func start(accounts: Int) throws -> LocalServer {
+    static func start(accounts: Int, options: [String] = []) throws -> LocalServer {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("xmppload-test-server-\(UUID().uuidString.prefix(8))").path
-        let output = try run(["up", "--dir", directory, "--accounts", String(accounts)])
+        let output = try run(["up", "--dir", directory, "--accounts", String(accounts)] + options)
         let values = Self.keyValues(output)
         guard let port = values["XMPPLOAD_PORT"].flatMap(Int.init), let domain = values["XMPPLOAD_DOMAIN"],
             let password = values["XMPPLOAD_PASSWORD"]

@@ -11,6 +11,7 @@ import Testing
     /// Every file in profiles/, in the order the table in the README lists them.
     static let names = [
         "login", "idle", "chat", "login-storm", "muc", "idle-soak", "soak-mixed", "soak-restart", "compare", "cluster-cross",
+        "modern-client",
     ]
 
     /// One row of the profiles × servers table: what a scaled-down run of a shipped profile did.
@@ -55,7 +56,15 @@ import Testing
             #expect(Set(summary.errors.keys).isSubset(of: ["message-service-unavailable"]), "\(row): \(summary.errors)")
             #expect(summary.latencyMilliseconds["login"]?.count ?? 0 >= 20, "\(row)")
             switch name {
-            case "chat", "compare", "cluster-cross":
+            case "modern-client":
+                // Each extension step is measured where the server has it, and said where it has not.
+                let said = Set(summary.notices?.map(\.kind) ?? [])
+                for (metric, notice) in [
+                    ("carbons.enable", "carbons-unsupported"), ("mam.query", "mam-unsupported"), ("pep.publish", "pep-unsupported"),
+                ] {
+                    #expect((summary.latencyMilliseconds[metric]?.count ?? 0) >= 20 || said.contains(notice), "\(row): \(metric) \(said)")
+                }
+                #expect(summary.messages.sent > 0 && summary.messages.received > 0, "\(row)")
                 #expect(summary.messages.sent > 0 && summary.messages.received > 0, "\(row)")
             case "muc":
                 #expect(summary.latencyMilliseconds["muc.join"]?.count == 20, "\(row): \(summary.latencyMilliseconds.keys)")

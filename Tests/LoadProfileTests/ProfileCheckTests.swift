@@ -37,7 +37,7 @@ import XMPPCore
         let profile = try #require(definition.profiles.first?.profile)
         #expect(profile.repeatMode == .forever)
         #expect(profile.login == LoginOptions(mechanism: .plain, tls: TLSMode.none, resource: try Template(parsing: "r${index}"), register: true))
-        #expect(profile.steps.count == 29)
+        #expect(profile.steps.count == 33)
         #expect(profile.steps.map(\.name).prefix(6) == ["login", "roster.get", "roster.add", "roster.rename", "roster.remove", "presence"])
         let named = try #require(profile.steps.first { $0.name == "final-ping" })
         #expect(named.onError == .continue && named.timeout == .seconds(2))

@@ -156,13 +156,14 @@ struct MachineDriver {
 
     /// Starts (unless `startedAlready`: a reconnect asked for its connection), connects and logs in
     /// over plain PLAIN (no TLS), as a Prosody would answer.
-    mutating func logIn(startedAlready: Bool = false) throws {
+    /// `features` are extra stream features after authentication (e.g. `<csi xmlns='urn:xmpp:csi:0'/>`).
+    mutating func logIn(startedAlready: Bool = false, features: String = "") throws {
         if !startedAlready { send(.start) }
         send(.connected)
         try receive(
             "<stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>")
         try receive("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")
-        try receive("<stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>")
+        try receive("<stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/>\(features)</stream:features>")
         try receive(
             "<iq type='result' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>\(machine.identity.bareJID)/r1</jid></bind></iq>")
     }

@@ -35,6 +35,8 @@ public indirect enum StepAction: Sendable, Equatable {
     case message(MessageAction)
     case muc(MUCAction)
     case iq(IQAction)
+    /// Carbons, client state, archive query or PEP publish (`ExtensionStep`).
+    case protocolExtension(ExtensionStep)
     case wait(WaitCondition)
     case think(ThinkTime)
     case loop(LoopCount, [Step])

@@ -38,6 +38,11 @@ public enum Counter: Int, CaseIterable, Sendable {
     /// Connects that failed at one endpoint and went on to the next of the session's RFC 2782 order
     /// (`SRVFallbackOrder`) within the same login attempt; one per fallback, not per session.
     case endpointFallbacks
+    /// Extension steps (`ExtensionStep`) the server does not support (an error answer such as
+    /// `service-unavailable`, or CSI not among the stream features): each completed unmeasured.
+    case carbonsUnsupported, clientStateUnsupported, archiveUnsupported, personalEventingUnsupported
+    /// Archived messages the `mam` steps' pages brought (XEP-0313 `<result/>` messages).
+    case archivedMessages
 
     public var name: String {
         switch self {
@@ -83,6 +88,11 @@ public enum Counter: Int, CaseIterable, Sendable {
         case .logoutsUnanswered: return "logouts_unanswered"
         case .streamManagementNotOffered: return "sm_not_offered"
         case .endpointFallbacks: return "endpoint_fallbacks"
+        case .carbonsUnsupported: return "carbons_unsupported"
+        case .clientStateUnsupported: return "csi_unsupported"
+        case .archiveUnsupported: return "mam_unsupported"
+        case .personalEventingUnsupported: return "pep_unsupported"
+        case .archivedMessages: return "mam_messages"
         }
     }
 

@@ -126,6 +126,8 @@ public struct LoginMachine {
     public private(set) var boundJID: String?
     /// The features after authentication offered XEP-0198 stream management.
     public private(set) var offersStreamManagement = false
+    /// The features after authentication offered XEP-0352 client state indication (`urn:xmpp:csi:0`).
+    public private(set) var offersClientState = false
 
     /// - Parameter keyCache: the event loop's SCRAM key cache (one per loop), or nil for no caching.
     public init(configuration: Configuration, keyCache: SCRAMKeyCache?) {
@@ -276,6 +278,7 @@ public struct LoginMachine {
             let session = features.firstChild(named: "session", namespace: XMPPNamespace.session)
             let sessionRequired = session != nil && session?.firstChild(named: "optional", namespace: nil) == nil
             offersStreamManagement = features.firstChild(named: "sm", namespace: XMPPNamespace.streamManagement) != nil
+            offersClientState = features.firstChild(named: "csi", namespace: "urn:xmpp:csi:0") != nil
             if offersStreamManagement, let resume = configuration.resume {
                 state = .awaitingResumed(sessionRequired: sessionRequired)
                 return [.enterPhase(.resume), .send(resume)]

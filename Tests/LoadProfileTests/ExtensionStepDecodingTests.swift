@@ -1,0 +1,77 @@
+import Testing
+
+@testable import LoadProfile
+
+/// The extension steps in the profile language: `carbons`, `csi`, `mam`, `pep` — their forms, their
+/// metric names, and every mistake reported where it is.
+@Suite struct ExtensionStepDecodingTests {
+    static func step(_ line: String) throws -> Step {
+        let definition = try ProfileLoader.load(yaml: "name: e\nsteps:\n  - login\n  - \(line)\n", file: "e.yaml")
+        // The step after login (the loader appends the implicit logout).
+        let steps = try #require(definition.profiles.first?.profile.steps)
+        return try #require(steps.count > 1 ? steps[1] : nil)
+    }
+
+    @Test(arguments: [
+        ("carbons", ExtensionStep.carbons(enable: true), "carbons.enable"),
+        ("carbons: enable", .carbons(enable: true), "carbons.enable"),
+        ("carbons: disable", .carbons(enable: false), "carbons.disable"),
+        ("csi: inactive", .clientState(active: false), "csi.inactive"),
+        ("csi: active", .clientState(active: true), "csi.active"),
+        ("mam", .archiveQuery(max: 20, with: nil), "mam.query"),
+        ("mam: {max: 50}", .archiveQuery(max: 50, with: nil), "mam.query"),
+        ("pep", .publish(node: "urn:xmppload:load:0", payloadBytes: 128), "pep.publish"),
+        ("pep: {node: 'urn:example:mood', payload_size: 0}", .publish(node: "urn:example:mood", payloadBytes: 0), "pep.publish"),
+    ])
+    func eachFormDecodesWithItsMetric(line: String, expected: ExtensionStep, metric: String) throws {
+        let step = try Self.step(line)
+        #expect(step.action == .protocolExtension(expected))
+        #expect(step.name == metric)
+    }
+
+    @Test func aMAMFilterIsATemplate() throws {
+        let step = try Self.step("mam: {max: 5, with: 'user${index}@${domain}'}")
+        guard case .protocolExtension(.archiveQuery(let max, let with?)) = step.action else {
+            Issue.record("\(step.action)")
+            return
+        }
+        #expect(max == 5 && with.variables.contains("index") && with.variables.contains("domain"))
+    }
+
+    @Test(arguments: [
+        ("carbons: on", 4, 14, "carbons must be one of enable, disable, got 'on'"),
+        ("csi", 4, 5, "step 'csi' needs settings"),
+        ("csi: ~", 4, 5, "csi needs a state"),
+        ("csi: idle", 4, 10, "csi must be one of active, inactive"),
+        ("mam: {max: 0}", 4, 16, "mam.max must be at least 1"),
+        ("mam: {max: 5000}", 4, 16, "mam.max must be at most 1000"),
+        ("mam: {page: 5}", 4, 11, "unknown key 'page' in mam"),
+        ("pep: {payload_size: 100000}", 4, 25, "pep.payload_size must be at most 65536"),
+        ("pep: {node: ''}", 4, 10, "pep.node must not be empty"),
+    ])
+    func mistakesAreReportedWhereTheyAre(line: String, row: Int, column: Int, message: String) {
+        do {
+            _ = try ProfileLoader.load(yaml: "name: e\nsteps:\n  - login\n  - \(line)\n", file: "e.yaml")
+            Issue.record("'\(line)' accepted")
+        } catch {
+            let found = error.problems.first { $0.message.contains(message) }
+            #expect(found != nil, "\(error.problems.map(\.message))")
+            #expect(found?.location.line == row && found?.location.column == column, "\(error)")
+        }
+    }
+
+    @Test func beforeLoginTheyAreRefused() {
+        #expect(throws: (any Error).self) {
+            _ = try ProfileLoader.load(yaml: "name: e\nsteps: [carbons, login]\n", file: "e.yaml")
+        }
+    }
+
+    @Test func theirMetricsAreKnownToThresholds() throws {
+        let definition = try ProfileLoader.load(
+            yaml: "name: e\nsteps: [login, carbons, mam, pep, {csi: inactive}]\n", file: "e.yaml")
+        let names = MetricCatalog(definition).names
+        for metric in ["carbons.enable", "mam.query", "pep.publish", "pep.notify", "csi.inactive"] {
+            #expect(names.contains(metric), "\(metric)")
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import LoadProfile
+import LoadResults
+import Testing
+import XMPPCore
+
+@testable import SessionCore
+
+/// The extension steps on virtual time: what each sends, what completes it, and a server without the
+/// extension — the step completes unmeasured and is counted, never a failed session.
+@Suite struct ExtensionStepTests {
+    static func driver(_ step: String) throws -> MachineDriver {
+        try MachineDriver(profile: SessionMachineTests.profile("  - login\n  - \(step)\n  - stay_online"))
+    }
+
+    static func snapshot(_ driver: MachineDriver) -> IntervalSnapshot {
+        driver.host.recorder.takeSnapshot(start: 0, end: 1)
+    }
+
+    static let unsupported =
+        "<error type='cancel'><service-unavailable xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error>"
+
+    @Test(arguments: [
+        ("carbons: enable", "enable", "urn:xmpp:carbons:2", "carbons.enable"),
+        ("carbons: disable", "disable", "urn:xmpp:carbons:2", "carbons.disable"),
+        ("mam: {max: 7}", "query", "urn:xmpp:mam:2", "mam.query"),
+        ("pep", "pubsub", "http://jabber.org/protocol/pubsub", "pep.publish"),
+    ])
+    func anIQStepIsTimedUntilItsResult(step: String, child: String, namespace: String, metric: String) throws {
+        var driver = try Self.driver(step)
+        try driver.logIn()
+        let request = try #require(driver.sent().last)
+        #expect(request.name == "iq" && request.attribute("type") == "set")
+        #expect(request.firstChild(named: child, namespace: namespace) != nil, "\(request)")
+        driver.advance(by: .milliseconds(12))
+        try driver.receive("<iq type='result' id='\(request.attribute("id") ?? "")'/>")
+        let snapshot = Self.snapshot(driver)
+        #expect(snapshot.latency[metric]?.count == 1)
+        #expect(!driver.ended && snapshot.errors.isEmpty)
+    }
+
+    @Test(arguments: [
+        ("carbons: enable", Counter.carbonsUnsupported, "carbons.enable"),
+        ("mam", .archiveUnsupported, "mam.query"),
+        ("pep", .personalEventingUnsupported, "pep.publish"),
+    ])
+    func anUnsupportedAnswerIsCountedNotFailed(step: String, counter: Counter, metric: String) throws {
+        var driver = try Self.driver(step)
+        try driver.logIn()
+        let id = try #require(driver.sent().last?.attribute("id"))
+        try driver.receive("<iq type='error' id='\(id)'>\(Self.unsupported)</iq>")
+        let snapshot = Self.snapshot(driver)
+        #expect(snapshot.counter(counter) == 1)
+        #expect(snapshot.latency[metric] == nil, "nothing to time")
+        #expect(!driver.ended && snapshot.errors.isEmpty)
+        #expect(ServerNotice.notices(snapshot).map(\.kind) == ["\(counter.name.replacingOccurrences(of: "_unsupported", with: ""))-unsupported"])
+    }
+
+    @Test func anotherErrorFailsTheStepAsAnyIQError() throws {
+        var driver = try Self.driver("mam")
+        try driver.logIn()
+        let id = try #require(driver.sent().last?.attribute("id"))
+        try driver.receive(
+            "<iq type='error' id='\(id)'><error type='auth'><forbidden xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error></iq>")
+        #expect(driver.ended)
+        #expect(Self.snapshot(driver).errors == ["stanza-forbidden": 1])
+    }
+
+    @Test func clientStateIsANonzaWhenOfferedAndSaidWhenNot() throws {
+        var offered = try Self.driver("csi: inactive")
+        try offered.logIn(features: "<csi xmlns='urn:xmpp:csi:0'/>")
+        let nonza = try #require(offered.sent().last)
+        #expect(nonza.name == "inactive" && nonza.namespace == "urn:xmpp:csi:0")
+        #expect(Self.snapshot(offered).counter(.clientStateUnsupported) == 0)
+
+        var notOffered = try Self.driver("csi: inactive")
+        try notOffered.logIn()
+        #expect(!notOffered.sent().contains { $0.name == "inactive" }, "nothing sent to a server without CSI")
+        #expect(Self.snapshot(notOffered).counter(.clientStateUnsupported) == 1)
+        #expect(!notOffered.ended)
+    }
+
+    @Test func archivedMessagesAreCountedAndNoMessageOfTheRun() throws {
+        var driver = try Self.driver("mam")
+        try driver.logIn()
+        let id = try #require(driver.sent().last?.attribute("id"))
+        let archived =
+            "<message to='user1@load.test/r1'><result xmlns='urn:xmpp:mam:2' queryid='\(id)' id='a1'><forwarded xmlns='urn:xmpp:forward:0'><message from='user2@load.test/r' type='chat'><body>hi</body></message></forwarded></result></message>"
+        try driver.receive(archived)
+        try driver.receive(archived)
+        try driver.receive("<iq type='result' id='\(id)'><fin xmlns='urn:xmpp:mam:2' complete='true'/></iq>")
+        let snapshot = Self.snapshot(driver)
+        #expect(snapshot.counter(.archivedMessages) == 2)
+        #expect(snapshot.counter(.messagesReceived) == 0)
+        #expect(snapshot.latency["mam.query"]?.count == 1)
+    }
+
+    @Test func aPEPNotificationOfOurItemIsTimedFromThePublish() throws {
+        var driver = try Self.driver("pep: {node: 'urn:example:n'}")
+        try driver.logIn()
+        let publish = try #require(driver.sent().last)
+        let item = try #require(
+            publish.firstChild(named: "pubsub", namespace: ExtensionRequests.pubsub)?
+                .firstChild(named: "publish", namespace: ExtensionRequests.pubsub)?
+                .firstChild(named: "item", namespace: ExtensionRequests.pubsub)?.attribute("id"))
+        driver.advance(by: .milliseconds(25))
+        try driver.receive(
+            "<message from='user1@load.test'><event xmlns='http://jabber.org/protocol/pubsub#event'><items node='urn:example:n'><item id='\(item)'/></items></event></message>"
+        )
+        let notify = try #require(Self.snapshot(driver).latency["pep.notify"])
+        #expect(notify.count == 1)
+        // Someone else's item (an id we did not write) is not timed.
+        try driver.receive(
+            "<message from='user2@load.test'><event xmlns='http://jabber.org/protocol/pubsub#event'><items node='n'><item id='current'/></items></event></message>"
+        )
+        #expect(Self.snapshot(driver).latency["pep.notify"] == nil, "no new reading since the last snapshot")
+    }
+
+    @Test(arguments: ["t123-q1", "t0-x"])
+    func itemIDsCarryTheirSendTime(id: String) {
+        let sent = ExtensionRequests.sentNanoseconds(ofItemID: id)
+        #expect(sent.map { ExtensionRequests.itemID(id: String(id.split(separator: "-")[1]), sentNanoseconds: $0) } == id)
+        #expect(ExtensionRequests.sentNanoseconds(ofItemID: "current") == nil)
+        #expect(ExtensionRequests.sentNanoseconds(ofItemID: "tx-1") == nil)
+    }
+}
