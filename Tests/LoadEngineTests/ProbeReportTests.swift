@@ -212,7 +212,7 @@ import XMPPCore
     }
 
     @Test(arguments: [
-        ("sasl-not-authorized", "sasl", "wrong password"), ("refused", "connect", "nothing listens at 127.0.0.1:5222"),
+        ("sasl-not-authorized", "sasl", "wrong password"), ("connect-refused", "connect", "nothing listens at 127.0.0.1:5222"),
         ("xml-malformed", "features", "--tls direct"), ("tls-certificate-self-signed", "tls", "--insecure"),
     ])
     func failureHints(kind: String, phase: String, expected: String) throws {

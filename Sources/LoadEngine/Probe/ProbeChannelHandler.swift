@@ -37,6 +37,8 @@ final class ProbeChannelHandler: ChannelInboundHandler {
     private let tls: ProbeTLS?
     private var verdict: ProbeTLS.ObservedVerdict?
     private var context: ChannelHandlerContext?
+    /// The channel's loop, kept after the handler is removed (a closed channel drops its handlers).
+    private var loop: (any EventLoop)?
     private var queue: [ProbeArrival] = []
     private var head = 0
     private var waiter: (promise: EventLoopPromise<ProbeArrival?>, timer: Scheduled<Void>)?
@@ -61,7 +63,7 @@ final class ProbeChannelHandler: ChannelInboundHandler {
 
     /// The next arrival, or nil when none came within `timeout`.
     func next(within timeout: TimeAmount) -> EventLoopFuture<ProbeArrival?> {
-        guard let loop = context?.eventLoop else { preconditionFailure("probe handler used before it was added") }
+        guard let loop else { preconditionFailure("probe handler used before it was added") }
         if head < queue.count {
             let arrival: ProbeArrival? = queue[head]
             head += 1
@@ -71,7 +73,7 @@ final class ProbeChannelHandler: ChannelInboundHandler {
             }
             return loop.makeSucceededFuture(arrival)
         }
-        if ended { return loop.makeSucceededFuture(nil) }
+        if ended || context == nil { return loop.makeSucceededFuture(nil) }
         let promise = loop.makePromise(of: ProbeArrival?.self)
         let timer = loop.assumeIsolated().scheduleTask(in: timeout) { [self] in
             waiter = nil
@@ -114,7 +116,10 @@ final class ProbeChannelHandler: ChannelInboundHandler {
         }
     }
 
-    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        loop = context.eventLoop
+    }
 
     func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
@@ -151,9 +156,10 @@ final class ProbeChannelHandler: ChannelInboundHandler {
             deliver(.failed(kind: error.kind, detail: error.description))
         case let error as SessionError:
             deliver(.failed(kind: error.kind, detail: error.description))
+        case let error as TLSSetup.CertificateError:
+            deliver(.failed(kind: ConnectionFailure(error).kind, detail: "the server's certificate did not verify: \(error.problem.rawValue)"))
         default:
-            let failure = ConnectionFailure(error)
-            deliver(.failed(kind: failure.kind, detail: "\(failure.kind): \(error)"))
+            deliver(.failed(kind: ConnectionFailure(error).kind, detail: "\(error)"))
         }
         context.close(promise: nil)
     }

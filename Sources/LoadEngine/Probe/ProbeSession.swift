@@ -45,7 +45,7 @@ struct ProbeSession {
                 host: options.host, port: options.port, tls: tls, timeout: options.connectTimeout, loop: group.next())
         } catch {
             let failure = ConnectionFailure(error)
-            throw ProbeAbort(phase: "connect", kind: failure.kind, detail: "\(options.host):\(options.port): \(error)")
+            throw ProbeAbort(phase: "connect", kind: failure.kind, detail: "could not connect to \(options.host):\(options.port) (\(failure.kind))")
         }
         let connected = PhaseTimer.milliseconds(from: started, to: .now())
         try await login(&report, connectMilliseconds: connected)

@@ -81,24 +81,23 @@ public enum ServerProbe {
 
     /// What to do about a failure: the run's own hint for the kind (`ErrorHint`), else the probe's.
     static func hint(kind: String, phase: String, options: Options) -> String? {
-        if let hint = ErrorHint.hint(for: kind) { return hint }
         switch kind {
         case "sasl-not-authorized":
             return "wrong password, or no such account: check --account and the password (--password-file, XMPPLOAD_PASSWORD); `xmppload provision` creates accounts"
-        case "refused":
+        case "connect-refused":
             return "nothing listens at \(options.host):\(options.port): check --server (client port: 5222 for STARTTLS, 5223 for direct TLS)"
         case "stream-host-unknown":
             return "the server does not serve the domain \(options.domain): check --domain (the XMPP domain, not the host name)"
-        case "timeout-login":
-            return phase == "tls" && options.tls == .direct
-                ? "no TLS handshake: the port may speak STARTTLS; try --tls starttls" : "the server did not answer in time at \(phase)"
+        case "tls" where options.tls == .direct, "connection-closed" where options.tls == .direct && phase == "tls":
+            return "the TLS handshake failed: if the port speaks STARTTLS (e.g. 5222), use --tls starttls"
+        case "timeout-login" where phase == "tls" && options.tls == .direct:
+            return "no TLS handshake: the port may speak STARTTLS; try --tls starttls"
         default:
+            if let hint = ErrorHint.hint(for: kind) { return hint }
             if kind.hasPrefix("xml-") && options.tls != .direct {
                 return "the server did not speak XMPP: if the port expects TLS from the first byte (e.g. 5223), use --tls direct"
             }
-            if kind == "tls" && options.tls == .direct {
-                return "the TLS handshake failed: if the port speaks STARTTLS (e.g. 5222), use --tls starttls"
-            }
+            if kind == "timeout-login" { return "the server did not answer in time at \(phase)" }
             return nil
         }
     }
