@@ -132,6 +132,14 @@ import XMPPCore
         #expect(ProbeTLS.name(pattern, matches: domain) == matches)
     }
 
+    @Test(arguments: [
+        ("sm", "urn:xmpp:sm:3", true), ("sm", "urn:xmpp:sm:2", true), ("ack", "http://www.xmpp.org/extensions/xep-0198.html#ns", true),
+        ("bind", XMPPNamespace.bind, false), ("csi", "urn:xmpp:csi:0", false),
+    ])
+    func streamManagementFeatures(name: String, namespace: String, isStreamManagement: Bool) {
+        #expect(ProbeSession.isStreamManagement(XMLElement(name, namespace: namespace)) == isStreamManagement)
+    }
+
     @Test func registrationFormFields() throws {
         let parser = StanzaParser()
         let header = try parser.parseHeader(Array("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>".utf8))

@@ -116,7 +116,7 @@ struct ProbeSession {
                             stage: stage,
                             features: element.elementChildren.map { ServerFacts.StreamFeature(name: $0.name, namespace: $0.namespace) }))
                     if stage == .afterSASL {
-                        report.streamManagement = element.elementChildren.filter { $0.name == "sm" }.map(\.namespace)
+                        report.streamManagement = element.elementChildren.filter(Self.isStreamManagement).map(\.namespace)
                     } else if tlsDone || options.tls == .none {
                         // The features SASL would start from: what is offered, and the registration form.
                         try await noteOffer(element, in: &report)
@@ -137,6 +137,12 @@ struct ProbeSession {
                 throw ProbeAbort(phase: phase, kind: kind, detail: detail)
             }
         }
+    }
+
+    /// A stream feature announcing XEP-0198 in any of its namespaces: `<sm xmlns='urn:xmpp:sm:3'/>`,
+    /// `urn:xmpp:sm:2`, or jabberd2's pre-standard `<ack xmlns='http://www.xmpp.org/extensions/xep-0198.html#ns'/>`.
+    static func isStreamManagement(_ feature: XMLElement) -> Bool {
+        feature.namespace.hasPrefix("urn:xmpp:sm:") || feature.namespace.contains("xep-0198")
     }
 
     /// SASL mechanisms and in-band registration offered in `features`; the registration form asked
