@@ -41,7 +41,9 @@ struct ProbeCommand: AsyncParsableCommand {
         let tlsMode = TLSMode(rawValue: tls)
         if tlsMode == nil { problems.append("--tls must be starttls, direct or none, got '\(tls)'") }
         let mechanism = sasl.flatMap(SASLMechanism.init(name:))
-        if let sasl, mechanism == nil { problems.append("--sasl: unknown mechanism '\(sasl)' (xmppload speaks SCRAM-SHA-512, SCRAM-SHA-256, SCRAM-SHA-1, PLAIN)") }
+        if let sasl, mechanism == nil {
+            problems.append("--sasl: unknown mechanism '\(sasl)' (xmppload speaks SCRAM-SHA-512, SCRAM-SHA-256, SCRAM-SHA-1, PLAIN)")
+        }
         if let account, account.isEmpty || account.hasPrefix("@") { problems.append("--account must name a user, got '\(account)'") }
         var password: String?
         if account != nil {

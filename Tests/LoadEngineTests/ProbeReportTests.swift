@@ -50,7 +50,8 @@ import XMPPCore
             name: "no MUC", change: { $0.discoItems = .init(outcome: outcome(.result), items: ["pubsub.load.test"]) },
             expected: "no MUC service found: muc profiles will fail", absent: nil),
         ImplicationRow(
-            name: "default MUC", change: { $0.discoItems = .init(outcome: outcome(.result), items: ["conference.load.test"], mucService: "conference.load.test") },
+            name: "default MUC",
+            change: { $0.discoItems = .init(outcome: outcome(.result), items: ["conference.load.test"], mucService: "conference.load.test") },
             expected: "MUC service conference.load.test: muc profiles work with the default service", absent: "will fail"),
         ImplicationRow(
             name: "other MUC", change: { $0.discoItems = .init(outcome: outcome(.result), items: ["muc.load.test"], mucService: "muc.load.test") },
@@ -83,11 +84,16 @@ import XMPPCore
             expected: "no XEP-0202 entity time", absent: nil),
         ImplicationRow(
             name: "clock far off",
-            change: { $0.entityTime = .init(outcome: outcome(.result), clock: ClockOffset(offsetMilliseconds: -2500, uncertaintyMilliseconds: 1, samples: 5)) },
+            change: {
+                $0.entityTime = .init(
+                    outcome: outcome(.result), clock: ClockOffset(offsetMilliseconds: -2500, uncertaintyMilliseconds: 1, samples: 5))
+            },
             expected: "this host's clock is -2500 ms off the server's", absent: nil),
         ImplicationRow(
             name: "clock close",
-            change: { $0.entityTime = .init(outcome: outcome(.result), clock: ClockOffset(offsetMilliseconds: 12, uncertaintyMilliseconds: 500, samples: 5)) },
+            change: {
+                $0.entityTime = .init(outcome: outcome(.result), clock: ClockOffset(offsetMilliseconds: 12, uncertaintyMilliseconds: 500, samples: 5))
+            },
             expected: "", absent: "clock"),
         ImplicationRow(
             name: "close unanswered", change: { $0.streamClose = .init(answered: false, milliseconds: nil) },
@@ -112,10 +118,25 @@ import XMPPCore
     }
 
     @Test(arguments: [
-        (["PLAIN", "DIGEST-MD5", "SCRAM-SHA-1"], ["--sasl SCRAM-SHA-1, PLAIN work; SCRAM-SHA-512, SCRAM-SHA-256 not offered (default: SCRAM-SHA-1)", "offered but not spoken by xmppload: DIGEST-MD5"]),
-        (["SCRAM-SHA-512", "SCRAM-SHA-256", "SCRAM-SHA-1", "PLAIN"], ["--sasl SCRAM-SHA-512, SCRAM-SHA-256, SCRAM-SHA-1, PLAIN work (default: SCRAM-SHA-512)"]),
+        (
+            ["PLAIN", "DIGEST-MD5", "SCRAM-SHA-1"],
+            [
+                "--sasl SCRAM-SHA-1, PLAIN work; SCRAM-SHA-512, SCRAM-SHA-256 not offered (default: SCRAM-SHA-1)",
+                "offered but not spoken by xmppload: DIGEST-MD5",
+            ]
+        ),
+        (
+            ["SCRAM-SHA-512", "SCRAM-SHA-256", "SCRAM-SHA-1", "PLAIN"],
+            ["--sasl SCRAM-SHA-512, SCRAM-SHA-256, SCRAM-SHA-1, PLAIN work (default: SCRAM-SHA-512)"]
+        ),
         (["PLAIN"], ["--sasl PLAIN works; SCRAM-SHA-512, SCRAM-SHA-256, SCRAM-SHA-1 not offered (default: PLAIN)"]),
-        (["DIGEST-MD5", "X-OAUTH2"], ["no usable SASL mechanism (offered: DIGEST-MD5, X-OAUTH2): every login fails with sasl-no-common-mechanism", "offered but not spoken by xmppload: DIGEST-MD5, X-OAUTH2"]),
+        (
+            ["DIGEST-MD5", "X-OAUTH2"],
+            [
+                "no usable SASL mechanism (offered: DIGEST-MD5, X-OAUTH2): every login fails with sasl-no-common-mechanism",
+                "offered but not spoken by xmppload: DIGEST-MD5, X-OAUTH2",
+            ]
+        ),
     ])
     func saslLines(offered: [String], expected: [String]) {
         let facts = ProbeReport.SASLFacts(
@@ -148,7 +169,8 @@ import XMPPCore
             return try #require(iq.firstChild(named: "query", namespace: XMPPNamespace.register))
         }
         let legacy = try query(
-            "<iq type='result' id='r'><query xmlns='jabber:iq:register'><instructions>Choose a name</instructions><username/><password/><email/></query></iq>")
+            "<iq type='result' id='r'><query xmlns='jabber:iq:register'><instructions>Choose a name</instructions><username/><password/><email/></query></iq>"
+        )
         #expect(ProbeSession.registrationForm(legacy).fields == ["username", "password", "email"])
         #expect(ProbeSession.registrationForm(legacy).instructions == "Choose a name")
         let form = try query(
@@ -170,11 +192,14 @@ import XMPPCore
         ]
         report.tls = .init(
             version: "TLSv1.3", cipher: "TLS_AES_256_GCM_SHA384",
-            certificate: .init(subject: "CN=load.test", issuer: "CN=load.test", notBefore: "2026-01-01T00:00:00Z", notAfter: "2027-01-01T00:00:00Z", dnsNames: ["load.test"]),
+            certificate: .init(
+                subject: "CN=load.test", issuer: "CN=load.test", notBefore: "2026-01-01T00:00:00Z", notAfter: "2027-01-01T00:00:00Z",
+                dnsNames: ["load.test"]),
             verification: "failed", problem: "self-signed", nameMatches: true)
         report.sasl = .init(offered: ["SCRAM-SHA-1", "DIGEST-MD5"], supported: ["SCRAM-SHA-1"], unsupported: ["DIGEST-MD5"], used: "SCRAM-SHA-1")
         report.streamManagement = ["urn:xmpp:sm:2"]
-        report.login = .init(jid: "user1@load.test/probe", phases: [.init(phase: "connect", milliseconds: 0.4), .init(phase: "bind", milliseconds: 2)])
+        report.login = .init(
+            jid: "user1@load.test/probe", phases: [.init(phase: "connect", milliseconds: 0.4), .init(phase: "bind", milliseconds: 2)])
         report.presence = .init(echoed: false, latencyMilliseconds: nil, waitedMilliseconds: 2000)
         report.ping = outcome(.error, "feature-not-implemented")
         report.implications = report.impliedSettings()
@@ -210,7 +235,10 @@ import XMPPCore
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(report)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        for key in ["server", "domain", "account", "tls_mode", "started_at", "stream_features", "tls", "sasl", "stream_management", "login", "presence", "ping", "implications"] {
+        for key in [
+            "server", "domain", "account", "tls_mode", "started_at", "stream_features", "tls", "sasl", "stream_management", "login", "presence",
+            "ping", "implications",
+        ] {
             #expect(object[key] != nil, "missing key \(key)")
         }
         let tls = try #require(object["tls"] as? [String: Any])
@@ -238,12 +266,22 @@ import XMPPCore
         let probe = made.probe
         var got: [ProbeArrival?] = []
         probe.next(within: .seconds(5)).assumeIsolated().whenSuccess { got.append($0) }
-        try channel.writeInbound(ByteBuffer(string: "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' from='load.test' id='1' version='1.0'><stream:fea"))
+        try channel.writeInbound(
+            ByteBuffer(
+                string:
+                    "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' from='load.test' id='1' version='1.0'><stream:fea"
+            ))
         try channel.writeInbound(ByteBuffer(string: "tures><register xmlns='http://jabber.org/features/iq-register'/></stream:features>"))
         #expect(got.count == 1)
-        guard case .opened = got.first??.event else { Issue.record("expected the header first, got \(String(describing: got))"); return }
+        guard case .opened = got.first??.event else {
+            Issue.record("expected the header first, got \(String(describing: got))")
+            return
+        }
         probe.next(within: .seconds(5)).assumeIsolated().whenSuccess { got.append($0) }
-        guard case .element(let features) = got.last??.event else { Issue.record("expected the features, got \(String(describing: got.last))"); return }
+        guard case .element(let features) = got.last??.event else {
+            Issue.record("expected the features, got \(String(describing: got.last))")
+            return
+        }
         #expect(features.firstChild(named: "register", namespace: XMPPNamespace.registerFeature) != nil)
 
         probe.next(within: .seconds(5)).assumeIsolated().whenSuccess { got.append($0) }
@@ -257,7 +295,10 @@ import XMPPCore
 
         try channel.writeInbound(ByteBuffer(string: "</stream:stream>"))
         probe.next(within: .seconds(5)).assumeIsolated().whenSuccess { got.append($0) }
-        guard case .closed = got.last??.event else { Issue.record("expected the stream close, got \(String(describing: got.last))"); return }
+        guard case .closed = got.last??.event else {
+            Issue.record("expected the stream close, got \(String(describing: got.last))")
+            return
+        }
         _ = try channel.finish()
     }
 }

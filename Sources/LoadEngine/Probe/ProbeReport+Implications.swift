@@ -28,7 +28,9 @@ extension ProbeReport {
                     "registration open, but its form asks for more than username/password (\(registration.extraFields.joined(separator: ", "))): `xmppload provision` will likely fail; create accounts another way"
                 )
             } else if registration.form?.answer == .error {
-                lines.append("registration advertised, but the form query was refused (\(registration.form?.condition ?? "error")): `xmppload provision` will likely fail")
+                lines.append(
+                    "registration advertised, but the form query was refused (\(registration.form?.condition ?? "error")): `xmppload provision` will likely fail"
+                )
             } else {
                 lines.append("registration open: `xmppload provision` can create accounts")
             }
@@ -48,7 +50,8 @@ extension ProbeReport {
             lines.append(
                 presence.echoed
                     ? "presence is echoed: the presence step measures the echo's round trip"
-                    : "presence is not echoed: the presence step completes after its bounded wait (\(Self.presenceEchoWait)), unmeasured, counted as presence_echo_missing")
+                    : "presence is not echoed: the presence step completes after its bounded wait (\(Self.presenceEchoWait)), unmeasured, counted as presence_echo_missing"
+            )
         }
         if let ping {
             switch ping.answer {
@@ -56,7 +59,8 @@ extension ProbeReport {
                 lines.append("pings answered: keepalive {ping: D} measures keepalive.ping round trips")
             case .error:
                 lines.append(
-                    "pings answered with an error (\(ping.condition ?? "error")): keep-alive falls back to whitespace (counted as pings_unsupported); a profile's ping step fails")
+                    "pings answered with an error (\(ping.condition ?? "error")): keep-alive falls back to whitespace (counted as pings_unsupported); a profile's ping step fails"
+                )
             case .timeout:
                 lines.append("pings not answered: use keepalive {whitespace: D}; keepalive pings would end sessions as timeout-keepalive")
             }
@@ -75,10 +79,12 @@ extension ProbeReport {
             if let clock = entityTime.clock {
                 if abs(clock.offsetMilliseconds) > 1000 {
                     lines.append(
-                        "this host's clock is \(Self.milliseconds(clock.offsetMilliseconds)) off the server's: cross-generator latencies are corrected by XEP-0202 (keep it, or sync clocks)")
+                        "this host's clock is \(Self.milliseconds(clock.offsetMilliseconds)) off the server's: cross-generator latencies are corrected by XEP-0202 (keep it, or sync clocks)"
+                    )
                 }
             } else {
-                lines.append("no XEP-0202 entity time: message latencies across generators cannot be corrected for clock offset (sync the generators' clocks)")
+                lines.append(
+                    "no XEP-0202 entity time: message latencies across generators cannot be corrected for clock offset (sync the generators' clocks)")
             }
         }
         if let streamClose, !streamClose.answered {
@@ -95,7 +101,9 @@ extension ProbeReport {
         let usable = ours.filter { name in sasl.supported.contains { $0.uppercased() == name } }
         let missing = ours.filter { !usable.contains($0) }
         if usable.isEmpty {
-            lines.append("no usable SASL mechanism (offered: \(sasl.offered.isEmpty ? "none" : sasl.offered.joined(separator: ", "))): every login fails with sasl-no-common-mechanism")
+            lines.append(
+                "no usable SASL mechanism (offered: \(sasl.offered.isEmpty ? "none" : sasl.offered.joined(separator: ", "))): every login fails with sasl-no-common-mechanism"
+            )
         } else {
             lines.append(
                 "--sasl \(usable.joined(separator: ", ")) \(usable.count == 1 ? "works" : "work")"

@@ -6,7 +6,9 @@ extension ProbeReport {
     /// The report as text (ends with a newline).
     public func text() -> String {
         var out: [String] = []
-        out.append("probe \(server) (domain \(domain), tls \(tlsMode)\(account.map { ", account \($0)" } ?? ", no account: stops before SASL")) at \(startedAt)")
+        out.append(
+            "probe \(server) (domain \(domain), tls \(tlsMode)\(account.map { ", account \($0)" } ?? ", no account: stops before SASL")) at \(startedAt)"
+        )
         for stage in streamFeatures {
             let names = stage.features.map { "\($0.name) (\($0.namespace))" }
             out.append("stream features \(Self.stageLabel(stage.stage)):" + (names.isEmpty ? " none" : ""))
@@ -22,7 +24,9 @@ extension ProbeReport {
             }
             var verdict = "  verification: \(tls.verification)"
             if let problem = tls.problem { verdict += " (\(problem))" }
-            if let matches = tls.nameMatches { verdict += matches ? "; domain matches the certificate" : "; domain \(domain) is not in the certificate" }
+            if let matches = tls.nameMatches {
+                verdict += matches ? "; domain matches the certificate" : "; domain \(domain) is not in the certificate"
+            }
             out.append(verdict)
         }
         if let sasl {
@@ -71,7 +75,8 @@ extension ProbeReport {
         if let entityTime {
             var line = "entity time (XEP-0202): \(Self.outcome(entityTime.outcome))"
             if let clock = entityTime.clock {
-                line += "; clock offset (server - this host) \(Self.milliseconds(clock.offsetMilliseconds)) ± \(Self.milliseconds(clock.uncertaintyMilliseconds)) from \(clock.samples) samples"
+                line +=
+                    "; clock offset (server - this host) \(Self.milliseconds(clock.offsetMilliseconds)) ± \(Self.milliseconds(clock.uncertaintyMilliseconds)) from \(clock.samples) samples"
             }
             out.append(line)
         }

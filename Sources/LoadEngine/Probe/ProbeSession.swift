@@ -288,7 +288,9 @@ struct ProbeSession {
         let sent = NIODeadline.now()
         connection!.send(.element(request))
         var answer: (XMLElement, NIODeadline)?
-        try await drain(until: sent + (timeout ?? options.replyTimeout)) { _ in answer != nil } onElement: { element, at in
+        try await drain(until: sent + (timeout ?? options.replyTimeout)) { _ in
+            answer != nil
+        } onElement: { element, at in
             guard element.name == "iq", element.attribute("id") == id else { return false }
             let type = element.attribute("type")
             guard type == "result" || type == "error" else { return false }
@@ -354,7 +356,9 @@ struct PhaseTimer {
     }
 
     mutating func end() {
-        if let current { phases.append(ProbeReport.PhaseTime(phase: current.phase, milliseconds: Self.milliseconds(from: current.since, to: .now()))) }
+        if let current {
+            phases.append(ProbeReport.PhaseTime(phase: current.phase, milliseconds: Self.milliseconds(from: current.since, to: .now())))
+        }
         current = nil
     }
 

@@ -83,7 +83,8 @@ public enum ServerProbe {
     static func hint(kind: String, phase: String, options: Options) -> String? {
         switch kind {
         case "sasl-not-authorized":
-            return "wrong password, or no such account: check --account and the password (--password-file, XMPPLOAD_PASSWORD); `xmppload provision` creates accounts"
+            return
+                "wrong password, or no such account: check --account and the password (--password-file, XMPPLOAD_PASSWORD); `xmppload provision` creates accounts"
         case "connect-refused":
             return "nothing listens at \(options.host):\(options.port): check --server (client port: 5222 for STARTTLS, 5223 for direct TLS)"
         case "stream-host-unknown":
