@@ -26,6 +26,9 @@ struct ProbeSession {
     static let itemTimeout = TimeAmount.seconds(3)
     /// Items whose disco#info is asked, at most.
     static let maxItems = 20
+    /// Between entity-time queries to a server whose clock answers in whole seconds: five samples
+    /// 210 ms apart fall at different phases of its second (about 0.8 s more for the probe).
+    static let coarseClockSpacing = Duration.milliseconds(210)
     /// Our `</stream:stream>` is answered within this long, or not at all.
     static let closeWait = TimeAmount.seconds(2)
 
@@ -238,7 +241,8 @@ struct ProbeSession {
             answered: closedAt != nil, milliseconds: closedAt.map { PhaseTimer.milliseconds(from: closing, to: $0) })
     }
 
-    /// XEP-0202, `SessionMachine.timeQueries` queries one after the other; the first one's outcome
+    /// XEP-0202, `SessionMachine.timeQueries` queries one after the other (spaced out for a coarse
+    /// server clock); the first one's outcome
     /// and the clock offset estimated from every answer (`ClockOffset.estimate`).
     private mutating func entityTime() async throws -> ProbeReport.EntityTime {
         var samples: [ClockOffset.Sample] = []
@@ -254,6 +258,11 @@ struct ProbeSession {
             samples.append(
                 ClockOffset.Sample(
                     sent: wallSent, received: wallSent + Int64(rtt * 1e6), server: server.nanoseconds, resolution: server.resolution))
+            // A server that answers in whole seconds (Prosody, jabberd2) pins the offset to a second
+            // per sample; samples at different phases of its second narrow that down (ClockOffset).
+            if server.resolution >= 100_000_000 && samples.count < SessionMachine.timeQueries {
+                try await Task.sleep(for: Self.coarseClockSpacing)
+            }
         }
         return ProbeReport.EntityTime(outcome: first ?? ProbeReport.QueryOutcome(answer: .timeout), clock: ClockOffset.estimate(samples))
     }
