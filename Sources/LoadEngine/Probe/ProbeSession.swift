@@ -50,8 +50,13 @@ struct ProbeSession {
             let failure = ConnectionFailure(error)
             throw ProbeAbort(phase: "connect", kind: failure.kind, detail: "could not connect to \(options.host):\(options.port) (\(failure.kind))")
         }
-        let connected = PhaseTimer.milliseconds(from: started, to: .now())
-        try await login(&report, connectMilliseconds: connected)
+        try await run(into: &report, over: connection!, connectMilliseconds: PhaseTimer.milliseconds(from: started, to: .now()))
+    }
+
+    /// The conversation over an open connection.
+    mutating func run(into report: inout ProbeReport, over connection: ProbeConnection, connectMilliseconds: Double) async throws {
+        self.connection = connection
+        try await login(&report, connectMilliseconds: connectMilliseconds)
         guard boundJID != nil else { return }
         phase = "queries"
         try await queries(&report)

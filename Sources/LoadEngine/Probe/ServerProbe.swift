@@ -59,6 +59,12 @@ public enum ServerProbe {
 
     /// Probes the server on one event loop of `group` and returns the report (with its implications).
     public static func run(_ options: Options, group: any EventLoopGroup) async -> ProbeReport {
+        await run(options, group: group, connection: nil)
+    }
+
+    /// The probe over `connection` when given (a test's channel), else over a new connection made on
+    /// `group`.
+    static func run(_ options: Options, group: (any EventLoopGroup)?, connection: ProbeConnection?) async -> ProbeReport {
         let username = options.username.map { String($0.split(separator: "@", maxSplits: 1).first ?? "") }
         var report = ProbeReport(
             server: "\(options.host):\(options.port)", domain: options.domain,
@@ -66,7 +72,11 @@ public enum ServerProbe {
             startedAt: ISO8601DateFormatter().string(from: Date()))
         var session = ProbeSession(options: options, username: username)
         do {
-            try await session.run(into: &report, group: group)
+            if let connection {
+                try await session.run(into: &report, over: connection, connectMilliseconds: 0)
+            } else if let group {
+                try await session.run(into: &report, group: group)
+            }
         } catch let abort as ProbeAbort {
             report.failure = ProbeReport.Failure(
                 phase: abort.phase, kind: abort.kind, detail: abort.detail,
