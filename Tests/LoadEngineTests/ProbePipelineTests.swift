@@ -61,7 +61,10 @@ import XMPPCore
         #expect(report.streamManagement == ["http://www.xmpp.org/extensions/xep-0198.html#ns"])
         #expect(report.discoItems?.mucService == "conference.load.test")
         #expect(report.software?.name == "jabberd2")
-        #expect(report.ping == ProbeReport.QueryOutcome(answer: .error, condition: "feature-not-implemented", roundTripMilliseconds: report.ping?.roundTripMilliseconds))
+        #expect(
+            report.ping
+                == ProbeReport.QueryOutcome(
+                    answer: .error, condition: "feature-not-implemented", roundTripMilliseconds: report.ping?.roundTripMilliseconds))
         #expect(report.entityTime?.clock?.samples == 5)
         #expect(report.presence?.echoed == false)
         #expect(report.streamClose?.answered == true)
