@@ -161,6 +161,15 @@ import XMPPCore
         #expect(ProbeSession.isStreamManagement(XMLElement(name, namespace: namespace)) == isStreamManagement)
     }
 
+    @Test func handshakeFailureNamesBoringSSLsReason() {
+        struct Fake: Error, CustomStringConvertible {
+            var description: String {
+                "handshakeFailed(NIOSSL.BoringSSLError.sslError([Error: 268435703 error:100000f7:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER at /x/tls_record.cc:127]))"
+            }
+        }
+        #expect(ProbeChannelHandler.handshakeFailure(Fake()) == "the TLS handshake failed: WRONG_VERSION_NUMBER")
+    }
+
     @Test func registrationFormFields() throws {
         let parser = StanzaParser()
         let header = try parser.parseHeader(Array("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>".utf8))

@@ -158,10 +158,23 @@ final class ProbeChannelHandler: ChannelInboundHandler {
             deliver(.failed(kind: error.kind, detail: error.description))
         case let error as TLSSetup.CertificateError:
             deliver(.failed(kind: ConnectionFailure(error).kind, detail: "the server's certificate did not verify: \(error.problem.rawValue)"))
+        case is NIOSSLError, is BoringSSLError:
+            deliver(.failed(kind: ConnectionFailure(error).kind, detail: Self.handshakeFailure(error)))
         default:
             deliver(.failed(kind: ConnectionFailure(error).kind, detail: "\(error)"))
         }
         context.close(promise: nil)
+    }
+}
+
+extension ProbeChannelHandler {
+    /// "the TLS handshake failed: WRONG_VERSION_NUMBER" — BoringSSL's reason code without the
+    /// source paths its errors print.
+    static func handshakeFailure(_ error: any Error) -> String {
+        let text = "\(error)"
+        guard let marker = text.range(of: "OPENSSL_internal:") else { return "the TLS handshake failed: \(text)" }
+        let reason = text[marker.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+        return "the TLS handshake failed: \(reason)"
     }
 }
 
