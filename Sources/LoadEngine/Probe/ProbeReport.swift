@@ -221,6 +221,7 @@ public struct ProbeReport: Codable, Sendable, Equatable {
             self.roundTripMilliseconds = roundTripMilliseconds
         }
 
+        /// How the server answered: an iq result, an iq error, or nothing within the wait.
         public enum Answer: String, Codable, Sendable { case result, error, timeout }
 
         enum CodingKeys: String, CodingKey {
