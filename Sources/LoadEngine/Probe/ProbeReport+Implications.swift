@@ -87,6 +87,18 @@ extension ProbeReport {
                     "no XEP-0202 entity time: message latencies across generators cannot be corrected for clock offset (sync the generators' clocks)")
             }
         }
+        if let afterSASL = streamFeatures.first(where: { $0.stage == .afterSASL }) {
+            lines.append(
+                afterSASL.features.contains { $0.name == "csi" && $0.namespace == "urn:xmpp:csi:0" }
+                    ? "client state indication offered: csi steps are sent"
+                    : "client state indication not offered: csi steps send nothing and are said as csi-unsupported")
+        }
+        if let discoInfo, discoInfo.outcome.answer == .result {
+            lines.append(
+                discoInfo.features.contains("urn:xmpp:carbons:2")
+                    ? "message carbons offered: carbons steps are measured (carbons.enable)"
+                    : "message carbons not offered: carbons steps complete unmeasured, said as carbons-unsupported")
+        }
         if let streamClose, !streamClose.answered {
             lines.append("the server does not answer </stream:stream>: logout completes after its bounded wait")
         }
