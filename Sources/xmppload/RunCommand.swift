@@ -133,7 +133,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "The address the metrics endpoint listens on (0.0.0.0 in a pod, for Prometheus to scrape).")
     var metricsHost: String = "127.0.0.1"
 
-    @Option(help: "Serve the control port (GET /status, POST /load, /pause, /resume, /stop) on this port of --control-host; steer with `xmppload control`.")
+    @Option(help: "Serve the control port (/status, /load, /pause, /resume, /stop) on this port; see `xmppload control`.")
     var controlPort: Int?
 
     @Option(help: "The address the control port listens on.")

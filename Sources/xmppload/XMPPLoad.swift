@@ -26,7 +26,8 @@ struct XMPPLoad: AsyncParsableCommand {
             """,
         version: "xmppload \(RunManifest.currentToolVersion)",
         subcommands: [
-            RunCommand.self, CheckCommand.self, PlanCommand.self, ReportCommand.self, CompareCommand.self, AbCommand.self, ProvisionCommand.self, ControlCommand.self,
+            RunCommand.self, CheckCommand.self, PlanCommand.self, ReportCommand.self, CompareCommand.self, AbCommand.self, ProvisionCommand.self,
+            ControlCommand.self,
         ]
     )
 

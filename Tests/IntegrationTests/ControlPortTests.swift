@@ -119,10 +119,13 @@ import Testing
         let rate = Double(firstWhole.counter(.sessionsStarted)) / (firstWhole.end - firstWhole.start)
         #expect(rate >= 30 && rate <= 50, "interval \(firstWhole.start)-\(firstWhole.end): \(rate)/s")
         let beforeChange = intervals.filter { $0.end <= loadAt && $0.start >= 1 }
-        #expect(!beforeChange.isEmpty && beforeChange.allSatisfy { $0.counter(.sessionsStarted) <= 14 }, "before: \(beforeChange.map { $0.counter(.sessionsStarted) })")
+        #expect(
+            !beforeChange.isEmpty && beforeChange.allSatisfy { $0.counter(.sessionsStarted) <= 14 },
+            "before: \(beforeChange.map { $0.counter(.sessionsStarted) })")
         // An interval wholly inside the pause starts nobody; one after the resume starts sessions again.
         let inPause = intervals.filter { $0.start >= pauseAt && $0.end <= resumeAt }
-        #expect(!inPause.isEmpty && inPause.allSatisfy { $0.counter(.sessionsStarted) == 0 }, "in pause: \(inPause.map { $0.counter(.sessionsStarted) })")
+        #expect(
+            !inPause.isEmpty && inPause.allSatisfy { $0.counter(.sessionsStarted) == 0 }, "in pause: \(inPause.map { $0.counter(.sessionsStarted) })")
         let afterResume = intervals.filter { $0.start >= resumeAt + 0.5 }.prefix(2)
         #expect(afterResume.contains { $0.counter(.sessionsStarted) >= 25 }, "after resume: \(afterResume.map { $0.counter(.sessionsStarted) })")
 
@@ -177,6 +180,13 @@ import Testing
         let up = try Self.control(port, ["sessions", "20", "--over", "2s"])
         #expect(up.status == 0 && up.output.contains("sessions 10 → 20 over 2s"), "\(up.output)")
         #expect(try await online(reaching: 20) == 20)
+        // Held until an interval has seen them all online.
+        let held = Date()
+        while Date().timeIntervalSince(held) < 5,
+            (Self.object(await Self.send(port, "GET", "/status"))["last_interval"] as? [String: Any])?["online"] as? Int != 20
+        {
+            try await Task.sleep(for: .milliseconds(250))
+        }
         let down = try Self.control(port, ["sessions", "5"])
         #expect(down.status == 0, "\(down.output)")
         #expect(try await online(reaching: 5) == 5, "surplus sessions log out")

@@ -74,7 +74,9 @@ import Testing
     static let limitRows: [LimitRow] = [
         LimitRow(name: "open: a rate", model: .open, change: .init(rate: 40), expected: .success(40)),
         LimitRow(name: "closed: sessions within the accounts", model: .closed, change: .init(sessions: 100), expected: .success(100)),
-        LimitRow(name: "closed: more sessions than accounts", model: .closed, change: .init(sessions: 101), expected: .failure(.init(422, "only 100 accounts"))),
+        LimitRow(
+            name: "closed: more sessions than accounts", model: .closed, change: .init(sessions: 101),
+            expected: .failure(.init(422, "only 100 accounts"))),
         LimitRow(name: "open asked sessions", model: .open, change: .init(sessions: 10), expected: .failure(.init(409, "set \"rate\""))),
         LimitRow(name: "closed asked a rate", model: .closed, change: .init(rate: 10), expected: .failure(.init(409, "set \"sessions\""))),
     ]

@@ -28,7 +28,9 @@ import Testing
         Row(name: "second ramp from mid-ramp value", changes: [(5, 40, 10, ""), (10, 5, 10, "")], at: 15, asked: 15, effective: 15),
         Row(name: "paused", changes: [(5, nil, 0, "pause")], at: 6, asked: 10, effective: 0),
         Row(name: "resumed", changes: [(5, nil, 0, "pause"), (8, nil, 0, "resume")], at: 8, asked: 10, effective: 10),
-        Row(name: "a ramp goes on while paused", changes: [(5, 40, 10, ""), (6, nil, 0, "pause"), (10, nil, 0, "resume")], at: 10, asked: 25, effective: 25),
+        Row(
+            name: "a ramp goes on while paused", changes: [(5, 40, 10, ""), (6, nil, 0, "pause"), (10, nil, 0, "resume")], at: 10, asked: 25,
+            effective: 25),
         Row(name: "a late change is clamped to the last one", changes: [(10, 20, 0, ""), (8, 30, 0, "")], at: 10, asked: 30, effective: 30),
     ]
 
@@ -122,8 +124,12 @@ import Testing
             name: "open ramp half way",
             plan: LoadPlan(phases: [LoadPhase(name: "r", model: .openRamping(from: 10, to: 30), duration: .seconds(20))]), at: 10,
             model: .open, value: 20, phase: 0),
-        PlanRow(name: "closed during its ramp", plan: .closed(sessions: 100, ramp: .seconds(10), duration: .seconds(60)), at: 5, model: .closed, value: 50, phase: 0),
-        PlanRow(name: "closed after its ramp", plan: .closed(sessions: 100, ramp: .seconds(10), duration: .seconds(60)), at: 30, model: .closed, value: 100, phase: 0),
+        PlanRow(
+            name: "closed during its ramp", plan: .closed(sessions: 100, ramp: .seconds(10), duration: .seconds(60)), at: 5, model: .closed,
+            value: 50, phase: 0),
+        PlanRow(
+            name: "closed after its ramp", plan: .closed(sessions: 100, ramp: .seconds(10), duration: .seconds(60)), at: 30, model: .closed,
+            value: 100, phase: 0),
         PlanRow(
             name: "second phase",
             plan: LoadPlan(phases: [

@@ -73,7 +73,9 @@ private final class AnswerHandler: ChannelInboundHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        if !requestBody.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: requestBody)))), promise: nil) }
+        if !requestBody.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: requestBody)))), promise: nil)
+        }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         context.fireChannelActive()
     }

@@ -211,7 +211,7 @@ final class ControlHub: RunOutput {
 
     static func json(_ status: HTTPResponseStatus, _ object: [String: Any]) -> SmallHTTPServer.Reply {
         let data =
-            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted]))
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]))
             ?? Data("{}".utf8)
         return SmallHTTPServer.Reply(status: status, contentType: "application/json", body: Array(data) + [0x0A])
     }

@@ -19,7 +19,9 @@ final class MetricsHTTPServer: Sendable {
         let exporter = PrometheusExporter()
         let server = try await SmallHTTPServer.start(host: host, port: port, group: group) { request in
             let found = request.method == "GET" && (request.uri == "/metrics" || request.uri.hasPrefix("/metrics?"))
-            guard found else { return SmallHTTPServer.Reply(status: .notFound, contentType: "text/plain", body: Array("not found: try /metrics\n".utf8)) }
+            guard found else {
+                return SmallHTTPServer.Reply(status: .notFound, contentType: "text/plain", body: Array("not found: try /metrics\n".utf8))
+            }
             return SmallHTTPServer.Reply(
                 status: .ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: exporter.registry.emitToBuffer())
         }

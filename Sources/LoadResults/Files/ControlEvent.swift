@@ -46,8 +46,8 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         return data
     }
 
-    /// `12.3 s  rate 10/s → 40/s over 5s` — the console's and the report's line.
-    public var listing: String { String(format: "%.1f s  ", at) + text }
+    /// `  12.3 s  rate 10/s → 40/s over 5s` — the console summary's line (times right-aligned).
+    public var listing: String { String(format: "%6.1f s  ", at) + text }
 }
 
 extension RunSummary {

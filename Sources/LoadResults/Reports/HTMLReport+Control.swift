@@ -4,10 +4,12 @@ extension HTMLReport {
     /// A table of the control changes (time, action, what changed); empty when nobody steered the run.
     static func controlSection(_ summary: RunSummary) -> String {
         guard let events = summary.controlEvents, !events.isEmpty else { return "" }
-        var html = "<h2>Control</h2><p class=\"meta\">The run was steered through --control-port; each change is a dashed line on the time charts.</p>"
-        html += "<table class=\"control\"><tr><th>at (s)</th><th>action</th><th>change</th></tr>"
+        var html =
+            "<h2>Control</h2><p class=\"meta\">The run was steered through --control-port; each change is a dashed line on the time charts.</p>"
+        html += "<table class=\"control\"><tr><th>at (s)</th><th>action</th><th style=\"text-align:left\">change</th></tr>"
         for event in events {
-            html += "<tr><td>\(String(format: "%.1f", event.at))</td><td>\(esc(event.action))</td><td>\(esc(event.text))</td></tr>"
+            html +=
+                "<tr><td>\(String(format: "%.1f", event.at))</td><td>\(esc(event.action))</td><td style=\"text-align:left\">\(esc(event.text))</td></tr>"
         }
         return html + "</table>"
     }

@@ -78,9 +78,11 @@ struct SVGChart {
         for marker in markers where !logX {
             let x = px(marker.x)
             guard x >= left - 0.5, x <= width - right + 0.5 else { continue }
+            // Near the right edge the label goes to the line's left, so it is not cut off.
+            let leftward = x > width - right - 110
             svg +=
                 "<g class=\"marker\"><title>\(escape(marker.label))</title><line x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(top)\" y2=\"\(top + plotHeight)\" stroke=\"#7c3aed\" stroke-dasharray=\"4 3\"/>"
-                + "<text x=\"\(f(x + 3))\" y=\"\(f(top + 10))\" class=\"tick\">\(escape(String(marker.label.prefix(18))))</text></g>"
+                + "<text x=\"\(f(leftward ? x - 3 : x + 3))\" y=\"\(f(top + 10))\" class=\"tick\"\(leftward ? " text-anchor=\"end\"" : "")>\(escape(String(marker.label.prefix(18))))</text></g>"
         }
         var legendX = left
         for entry in series where !entry.points.isEmpty {
