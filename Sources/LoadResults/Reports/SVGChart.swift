@@ -75,14 +75,15 @@ struct SVGChart {
             svg +=
                 "<rect x=\"\(f(x0))\" y=\"\(top)\" width=\"\(f(x1 - x0))\" height=\"\(plotHeight)\" class=\"band\"><title>\(escape(band.label))</title></rect>"
         }
-        for marker in markers where !logX {
+        for (index, marker) in markers.enumerated() where !logX {
             let x = px(marker.x)
             guard x >= left - 0.5, x <= width - right + 0.5 else { continue }
-            // Near the right edge the label goes to the line's left, so it is not cut off.
+            // Near the right edge the label goes to the line's left, so it is not cut off; labels take
+            // three rows in turn, so close markers do not print over each other.
             let leftward = x > width - right - 110
             svg +=
                 "<g class=\"marker\"><title>\(escape(marker.label))</title><line x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(top)\" y2=\"\(top + plotHeight)\" stroke=\"#7c3aed\" stroke-dasharray=\"4 3\"/>"
-                + "<text x=\"\(f(leftward ? x - 3 : x + 3))\" y=\"\(f(top + 10))\" class=\"tick\"\(leftward ? " text-anchor=\"end\"" : "")>\(escape(String(marker.label.prefix(18))))</text></g>"
+                + "<text x=\"\(f(leftward ? x - 3 : x + 3))\" y=\"\(f(top + 10 + Double(index % 3) * 12))\" class=\"tick\"\(leftward ? " text-anchor=\"end\"" : "")>\(escape(String(marker.label.prefix(26))))</text></g>"
         }
         var legendX = left
         for entry in series where !entry.points.isEmpty {
