@@ -54,6 +54,9 @@ final class ArrivalDriver {
     private var regulator: RepeatedTask?
     /// Sessions asked to log out because the target fell, by serial (until they end).
     private var surplus: Set<Int> = []
+    /// After a session failed, the closed model's regulator starts none before this (a second
+    /// later, as a closed user waits before its next session), so a failing server is not hammered.
+    private var refillAfter = NIODeadline.uptimeNanoseconds(0)
     /// How often a closed model's number of sessions is brought to the target.
     static let regulatePeriod = TimeAmount.milliseconds(100)
     /// Sessions one loop starts per regulation at most (the rest at the next one).
@@ -188,7 +191,10 @@ final class ArrivalDriver {
     private func sessionEnded(_ session: VirtualUser, failed: Bool) {
         liveSessions.decrement()
         // A steered closed model: the regulator replaces sessions (up to the target), not the user.
-        if control?.model == .closed { return checkIdle() }
+        if control?.model == .closed {
+            if failed { refillAfter = context.eventLoop.now + .seconds(1) }
+            return checkIdle()
+        }
         let now = context.eventLoop.now
         if session.script.repeatsForever, !stopped, !context.isStopping, now < phaseEnd(session.phase) {
             // A closed-model user runs its profile again; after a failure, wait a second first.
@@ -304,7 +310,7 @@ final class ArrivalDriver {
                 surplus.insert(session.serial)
                 session.gracefulStop()
             }
-        } else if active < target, !control.isPaused(at: t) {
+        } else if active < target, !control.isPaused(at: t), now >= refillAfter {
             for _ in 0..<min(target - active, Self.regulateBurst) {
                 let index = nextArrival
                 nextArrival += loopCount
