@@ -48,6 +48,8 @@ final class ConsoleProgress: RunOutput {
         switch event {
         case .metricsEndpoint(let url):
             Console.print("prometheus metrics: \(url)")
+        case .controlEndpoint(let url):
+            Console.print("control: \(url) (xmppload control \(url.replacingOccurrences(of: "http://", with: "")) status)")
         case .stopping(let reason):
             Console.print((interactive ? "\n" : "") + "stopping (\(reason.rawValue)): sessions finish their step and log out")
         case .intervalWritesFailing(let failures):

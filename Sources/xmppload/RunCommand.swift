@@ -133,6 +133,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "The address the metrics endpoint listens on (0.0.0.0 in a pod, for Prometheus to scrape).")
     var metricsHost: String = "127.0.0.1"
 
+    @Option(help: "Serve the control port (/status, /load, /pause, /resume, /stop) on this port; see `xmppload control`.")
+    var controlPort: Int?
+
+    @Option(help: "The address the control port listens on.")
+    var controlHost: String = "127.0.0.1"
+
     @Option(help: "Event loops (threads); default: one per core.")
     var loops: Int?
 
@@ -335,6 +341,9 @@ struct RunCommand: AsyncParsableCommand {
         if let metricsPort, !(1...65535).contains(metricsPort) {
             problems.append("--metrics-port must be 1 to 65535, got \(metricsPort)")
         }
+        if let controlPort, !(1...65535).contains(controlPort) {
+            problems.append("--control-port must be 1 to 65535, got \(controlPort)")
+        }
         if let loops, !(1...Self.maxLoops).contains(loops) {
             problems.append("--loops must be 1 to \(Self.maxLoops), got \(loops)")
         }
@@ -420,6 +429,8 @@ struct RunCommand: AsyncParsableCommand {
         configuration.churnRate = churnRate
         configuration.writeStallTimeout = writeStallValue
         configuration.metricsHost = metricsHost
+        configuration.controlPort = controlPort
+        configuration.controlHost = controlHost
         configuration.endpoints = endpoints
         configuration.sourceAddresses = sourcePool
         configuration.startAt = startDate

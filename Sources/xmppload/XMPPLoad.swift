@@ -27,7 +27,7 @@ struct XMPPLoad: AsyncParsableCommand {
         version: "xmppload \(RunManifest.currentToolVersion)",
         subcommands: [
             RunCommand.self, CheckCommand.self, PlanCommand.self, ReportCommand.self, CompareCommand.self, AbCommand.self, ProvisionCommand.self,
-            ProbeCommand.self,
+            ProbeCommand.self, ControlCommand.self,
         ]
     )
 

@@ -19,6 +19,11 @@ public final class IntervalLogOutput: RunOutput, @unchecked Sendable {
         writer = try IntervalLogWriter(directory: directory)
     }
 
+    /// Writes a control change as its own line, between the intervals.
+    public func record(_ event: ControlEvent) {
+        writer.append(line: event.line)
+    }
+
     public func intervalEnded(_ interval: IntervalEnd) throws -> StopReason? {
         try writer.append(interval.snapshot)
         return nil

@@ -6,6 +6,8 @@ public enum ProgressEvent: Sendable, Equatable {
     case stopping(reason: StopReason)
     /// The Prometheus endpoint is serving at this URL.
     case metricsEndpoint(String)
+    /// The control port is serving at this URL (`xmppload control HOST:PORT …`).
+    case controlEndpoint(String)
     /// Writing `intervals.jsonl` failed (disk full?); the run goes on and retries each interval.
     case intervalWritesFailing(IntervalWriteFailures)
     /// The intervals that failed to write earlier are written now.

@@ -17,6 +17,12 @@ import XMPPCore
 /// or capacity is free, the arrival is counted as *dropped*, never queued (measurement rule 2).
 /// Closed-model users whose profile repeats start a new session when the previous one ends, until
 /// their phase is over.
+///
+/// Steered through the control port (`apply`), the driver leaves the plan for the `ControlState`:
+/// an open model's k-th arrival on this loop is where the integral of the asked rate (0 while
+/// paused) since the takeover reaches this loop's k-th share; a closed model is regulated every
+/// `regulatePeriod` to this loop's share of the target (sessions started when below it; when above,
+/// the newest sessions are asked to log out gracefully, as on a stop).
 final class ArrivalDriver {
     private let context: LoopContext
     private let schedule: ArrivalSchedule
@@ -34,6 +40,27 @@ final class ArrivalDriver {
     private var stopped = false
     /// Called (on this loop) when this loop has no more arrivals and no live sessions.
     var onIdle: (() -> Void)?
+    /// True once `onIdle` was called (the run counts each loop once; control cannot revive it).
+    private var toldIdle = false
+    /// The load set through the control port; nil while the plan rules.
+    private var control: ControlState?
+    /// The plan's phase when control took over (its session cap and end apply to new sessions).
+    private var controlPhase = 0
+    /// Seconds since `runStart` of this loop's last controlled arrival (at first: the takeover).
+    private var controlCursor = 0.0
+    /// The integral of the effective rate still owed from `controlCursor` to the next arrival.
+    private var controlArea = 0.0
+    /// The closed model's regulator (every `regulatePeriod`).
+    private var regulator: RepeatedTask?
+    /// Sessions asked to log out because the target fell, by serial (until they end).
+    private var surplus: Set<Int> = []
+    /// After a session failed, the closed model's regulator starts none before this (a second
+    /// later, as a closed user waits before its next session), so a failing server is not hammered.
+    private var refillAfter = NIODeadline.uptimeNanoseconds(0)
+    /// How often a closed model's number of sessions is brought to the target.
+    static let regulatePeriod = TimeAmount.milliseconds(100)
+    /// Sessions one loop starts per regulation at most (the rest at the next one).
+    static let regulateBurst = 64
 
     init(
         context: LoopContext, schedule: ArrivalSchedule, loopCount: Int,
@@ -65,6 +92,8 @@ final class ArrivalDriver {
     /// No more arrivals (the load phases ended or the run is stopping).
     func stop() {
         stopped = true
+        regulator?.cancel()
+        regulator = nil
         context.stopChurn()
         timer?.cancel()
         timer = nil
@@ -74,6 +103,7 @@ final class ArrivalDriver {
 
     private func armTimer() {
         guard !stopped else { return }
+        if let control { return armControlled(control) }
         guard let arrival = schedule.arrival(segment.globalIndex(nextArrival)) else {
             isExhausted = true
             checkIdle()
@@ -87,6 +117,7 @@ final class ArrivalDriver {
     /// Starts every arrival that is due now, then arms the timer for the next one.
     private func fire() {
         timer = nil
+        if let control { return fireControlled(control) }
         let now = context.eventLoop.now
         var started = 0
         while !stopped, let arrival = schedule.arrival(segment.globalIndex(nextArrival)) {
@@ -159,6 +190,11 @@ final class ArrivalDriver {
 
     private func sessionEnded(_ session: VirtualUser, failed: Bool) {
         liveSessions.decrement()
+        // A steered closed model: the regulator replaces sessions (up to the target), not the user.
+        if control?.model == .closed {
+            if failed { refillAfter = context.eventLoop.now + .seconds(1) }
+            return checkIdle()
+        }
         let now = context.eventLoop.now
         if session.script.repeatsForever, !stopped, !context.isStopping, now < phaseEnd(session.phase) {
             // A closed-model user runs its profile again; after a failure, wait a second first.
@@ -182,7 +218,105 @@ final class ArrivalDriver {
     }
 
     private func checkIdle() {
-        if isExhausted && context.liveSessionCount == 0 { onIdle?() }
+        if isExhausted && context.liveSessionCount == 0 && !toldIdle {
+            toldIdle = true
+            onIdle?()
+        }
+    }
+
+    // MARK: - Control
+
+    /// Seconds since `runStart`.
+    private func seconds(_ deadline: NIODeadline) -> Double { Double((deadline - runStart).nanoseconds) / 1e9 }
+
+    private func deadline(_ seconds: Double) -> NIODeadline { runStart + .nanoseconds(Int64(seconds * 1e9)) }
+
+    /// The integral of the rate between two of this loop's arrivals: each loop of each generator
+    /// takes one in `loops × segments`.
+    private var controlStride: Double { Double(loopCount * max(segment.count, 1)) }
+
+    /// From now on the load follows `state` (the first call takes over from the plan, whose phase
+    /// at the takeover was `phase`). Call on the loop. Ignored once arrivals stopped or this loop
+    /// told the run it is idle.
+    func apply(_ state: ControlState, phase: Int) {
+        guard !stopped, !toldIdle, !context.isStopping else { return }
+        if control == nil {
+            controlCursor = state.takeover
+            // Loops (and generators) interleave: this one's first arrival is its own share.
+            controlArea = Double(max(segment.count, 1) * context.loopIndex + segment.index + 1)
+        }
+        control = state
+        controlPhase = phase
+        isExhausted = false
+        timer?.cancel()
+        timer = nil
+        if state.model == .closed {
+            if regulator == nil {
+                let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+                regulator = context.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: Self.regulatePeriod) { _ in
+                    bound.value.regulate()
+                }
+            }
+        } else {
+            armTimer()
+        }
+    }
+
+    private func armControlled(_ control: ControlState) {
+        timer?.cancel()
+        timer = nil
+        // Paused (or asked 0) until further notice: the next `apply` arms again.
+        guard control.model == .open, let due = control.time(after: controlCursor, area: controlArea) else { return }
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(deadline: deadline(due)) { bound.value.fire() }
+    }
+
+    /// Starts every controlled arrival that is due now (late ones are dropped, as the plan's).
+    private func fireControlled(_ control: ControlState) {
+        let now = context.eventLoop.now
+        let nowSeconds = seconds(now)
+        let lateness = TimeAmount(context.environment.configuration.maxArrivalLateness)
+        var started = 0
+        while !stopped, started < 256, let due = control.time(after: controlCursor, area: controlArea), due <= nowSeconds {
+            controlCursor = due
+            controlArea = controlStride
+            let index = nextArrival
+            nextArrival += loopCount
+            let intended = deadline(due)
+            if now - intended > lateness {
+                context.recorder.increment(.droppedArrivals)
+                continue
+            }
+            begin(arrivalIndex: index, phase: controlPhase, intended: intended)
+            started += 1
+        }
+        armTimer()
+    }
+
+    /// Brings this loop's sessions to its share of the closed model's target.
+    private func regulate() {
+        guard let control, control.model == .closed, !stopped, !context.isStopping else { return }
+        let now = context.eventLoop.now
+        let t = seconds(now)
+        let total = Int(max(0, control.asked(at: t)).rounded(.down))
+        let generatorTarget = segment.share(ofCount: total)
+        let target = generatorTarget / loopCount + (context.loopIndex < generatorTarget % loopCount ? 1 : 0)
+        surplus = surplus.filter { context.sessions[$0] != nil }
+        let active = context.liveSessionCount - surplus.count
+        if active > target {
+            // The newest sessions go first: they have done the least of their profile.
+            let leaving = context.sessions.values.filter { !surplus.contains($0.serial) }.sorted { $0.serial > $1.serial }
+            for session in leaving.prefix(active - target) {
+                surplus.insert(session.serial)
+                session.gracefulStop()
+            }
+        } else if active < target, !control.isPaused(at: t), now >= refillAfter {
+            for _ in 0..<min(target - active, Self.regulateBurst) {
+                let index = nextArrival
+                nextArrival += loopCount
+                begin(arrivalIndex: index, phase: controlPhase, intended: now)
+            }
+        }
     }
 }
 

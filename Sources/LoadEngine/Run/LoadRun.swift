@@ -107,6 +107,12 @@ public final class LoadRun: Sendable {
             let event = ProgressEvent.metricsEndpoint("http://\(configuration.metricsHost):\(metricsServer.port)/metrics")
             for output in outputs { output.progress(event) }
         }
+        let control = try await startControl(group: group, loops: loops, runStart: runStart, liveSessions: liveSessions)
+        if let control {
+            outputs.append(control.hub)
+            let event = ProgressEvent.controlEndpoint("http://\(configuration.controlHost):\(control.server.port)")
+            for output in outputs { output.progress(event) }
+        }
 
         var collector = IntervalCollector(
             contexts: loops.contexts, loops: loops.loops, clockOrigin: clockOrigin,
@@ -117,6 +123,7 @@ public final class LoadRun: Sendable {
         var nextSnapshot = runStart + TimeAmount(configuration.interval)
         while !sequence.isDone {
             try await Task.sleep(for: Self.pollPeriod)
+            if let control { for event in control.hub.takeNewEvents() { intervalLog.record(event) } }
             let now = NIODeadline.now()
             let inFlight =
                 sequence.needsMessagesInFlight
@@ -154,6 +161,8 @@ public final class LoadRun: Sendable {
         }
         await loops.cancelTimeouts()
         await metricsServer?.close()
+        await control?.server.close()
+        if let control { for event in control.hub.takeNewEvents() { intervalLog.record(event) } }
 
         let ledger = collector.finishLedger()
         let endedAt = Date()
@@ -174,7 +183,9 @@ public final class LoadRun: Sendable {
             timeline: report.timeline, loadEnd: manifest.plannedLoad?.stopAfterSeconds,
             losses: summary.messages.lostWhenSent)
         summary.intervalWrites = intervalLog.failures(flushing: true)
+        if let events = control?.hub.events, !events.isEmpty { summary.controlEvents = events }
         judge?(&summary)
+        summary.noteSteering()
         // summary.json first: it is small and is what a full disk must not cost.
         try directory.writeSummary(summary)
         manifest.endedAt = endedAt
@@ -185,6 +196,19 @@ public final class LoadRun: Sendable {
         let end = RunEnd(summary: summary, manifest: manifest, directory: directory)
         for output in outputs { try output.runEnded(end) }
         return summary
+    }
+
+    /// The control port and its hub, when `--control-port` asked for one.
+    private func startControl(
+        group: any EventLoopGroup, loops: RunLoops, runStart: NIODeadline, liveSessions: LiveSessionCounter
+    ) async throws -> (hub: ControlHub, server: SmallHTTPServer)? {
+        guard let port = configuration.controlPort else { return nil }
+        let hub = ControlHub(
+            runStart: runStart, plan: plan, configuration: configuration, liveSessions: liveSessions,
+            apply: { state, phase in loops.applyControl(state, phase: phase) },
+            stop: { [self] in self.requestStop(reason: .interrupted) })
+        let server = try await SmallHTTPServer.start(host: configuration.controlHost, port: port, group: group) { hub.respond($0) }
+        return (hub, server)
     }
 
     private func makeManifest(startedAt: Date) -> RunManifest {

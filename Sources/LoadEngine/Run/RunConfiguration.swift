@@ -31,6 +31,11 @@ public struct RunConfiguration: Sendable {
     /// Serve Prometheus metrics on this port of `metricsHost` (nil: off).
     public var metricsPort: Int?
     public var metricsHost: String
+    /// Serve the control port (`/status`, `/load`, `/pause`, `/resume`, `/stop`) on this port of
+    /// `controlHost` (nil: off).
+    public var controlPort: Int?
+    /// The address the control port listens on (loopback by default).
+    public var controlHost = "127.0.0.1"
     /// Grace period after the last traffic before still-missing messages count as lost.
     public var messageGrace: Duration
     /// Number of event loops (threads); defaults to the number of cores.

@@ -57,6 +57,15 @@ struct RunLoops {
     /// Every loop started its last arrival and saw its last session end.
     var everyLoopIdle: Bool { idleLoops.load(ordering: .relaxed) >= loops.count }
 
+    /// Hands a control change to every loop's driver (`ArrivalDriver.apply`) without waiting:
+    /// callable from any thread (the control port's connection).
+    func applyControl(_ state: ControlState, phase: Int) {
+        for (index, loop) in loops.enumerated() {
+            let driver = drivers[index]
+            loop.execute { driver.value.apply(state, phase: phase) }
+        }
+    }
+
     func stopArrivals() async { await onEveryLoop { driver, _ in driver.stop() } }
 
     func beginGracefulStop() async { await onEveryLoop { _, context in context.beginGracefulStop() } }

@@ -185,6 +185,16 @@ public final class IntervalLogWriter: @unchecked Sendable {
         flush()
     }
 
+    /// Appends one line that is not an interval (a `ControlEvent`), in order with the intervals.
+    public func append(line: Data) {
+        if pending.count >= Self.maxPendingLines {
+            pending.removeFirst()
+            droppedLines += 1
+        }
+        pending.append(line)
+        flush()
+    }
+
     /// Writes pending lines in order; stops at the first failure. True when none is left.
     @discardableResult
     public func flush() -> Bool {

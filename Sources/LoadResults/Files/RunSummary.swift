@@ -180,6 +180,9 @@ public struct RunSummary: Codable, Sendable, Equatable {
     /// What to do about the generator's own limits that errors hit (`ConnectionHint`), one line per
     /// kind; absent when none.
     public var hints: [String]?
+    /// Changes made through `--control-port` while the run went (`ControlEvent`), in time order;
+    /// absent when nobody steered the run.
+    public var controlEvents: [ControlEvent]?
 
     enum CodingKeys: String, CodingKey {
         case runID = "run_id"
@@ -200,6 +203,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
         case rssTail = "rss_tail"
         case errorExamples = "error_examples"
         case intervalWrites = "interval_writes"
+        case controlEvents = "control_events"
     }
 
     /// Builds the summary from the run's accumulated snapshot and its intervals. `descriptorLimits`

@@ -31,6 +31,7 @@ public enum HTMLReport {
         }
         body += verdictSection(summary)
         body += outageSection(summary)
+        body += controlSection(summary)
         body += hintsSection(summary.hints)
         if let notices = summary.notices, !notices.isEmpty {
             body +=
@@ -42,6 +43,7 @@ public enum HTMLReport {
 
         let time: (IntervalPoint) -> Double = { $0.end }
         let bands = outageBands(summary)
+        let markers = controlMarkers(summary)
         body += "<h2>Over time</h2>"
         var sessions = SVGChart(
             title: "Sessions", xLabel: "seconds", yLabel: "sessions",
@@ -50,6 +52,7 @@ public enum HTMLReport {
                 .init(name: "connecting", color: palette[3], points: points.map { (time($0), Double($0.connecting)) }),
             ])
         sessions.bands = bands
+        sessions.markers = markers
         body += sessions.render()
         var throughput = SVGChart(
             title: "Throughput", xLabel: "seconds", yLabel: "per second",
@@ -58,6 +61,7 @@ public enum HTMLReport {
                 .init(name: "messages/s", color: palette[2], points: points.map { (time($0), $0.messagesPerSecond) }),
             ])
         throughput.bands = bands
+        throughput.markers = markers
         body += throughput.render()
         for metric in MergedResults.chartedMetrics where points.contains(where: { $0.percentiles[metric] != nil }) {
             let names = ["p50", "p90", "p99", "max"]

@@ -106,6 +106,8 @@ public struct MergedResults: Sendable {
             summary.clock = only.clock
         }
         summary.ledger = reconciled
+        let controlEvents = summaries.flatMap { $0.controlEvents ?? [] }.sorted { $0.at < $1.at }
+        summary.controlEvents = controlEvents.isEmpty ? nil : controlEvents
         var clocks: [String: ClockOffset] = [:]
         for (index, generator) in summaries.enumerated() {
             guard let clock = generator.clock else { continue }

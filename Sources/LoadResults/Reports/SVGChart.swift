@@ -22,6 +22,9 @@ struct SVGChart {
     var xTickLabel: (Double) -> String = { SVGChart.number($0) }
     /// Spans of x shaded behind the series (outages), each with a label for its tooltip.
     var bands: [(start: Double, end: Double, label: String)] = []
+    /// Instants of x marked by a dashed vertical line (control events), each with a short label
+    /// drawn at its top and a tooltip.
+    var markers: [(x: Double, label: String)] = []
 
     private let left = 64.0, right = 16.0, top = 44.0, bottom = 40.0
 
@@ -71,6 +74,16 @@ struct SVGChart {
             guard x1 > x0 else { continue }
             svg +=
                 "<rect x=\"\(f(x0))\" y=\"\(top)\" width=\"\(f(x1 - x0))\" height=\"\(plotHeight)\" class=\"band\"><title>\(escape(band.label))</title></rect>"
+        }
+        for (index, marker) in markers.enumerated() where !logX {
+            let x = px(marker.x)
+            guard x >= left - 0.5, x <= width - right + 0.5 else { continue }
+            // Near the right edge the label goes to the line's left, so it is not cut off; labels take
+            // three rows in turn, so close markers do not print over each other.
+            let leftward = x > width - right - 110
+            svg +=
+                "<g class=\"marker\"><title>\(escape(marker.label))</title><line x1=\"\(f(x))\" x2=\"\(f(x))\" y1=\"\(top)\" y2=\"\(top + plotHeight)\" stroke=\"#7c3aed\" stroke-dasharray=\"4 3\"/>"
+                + "<text x=\"\(f(leftward ? x - 3 : x + 3))\" y=\"\(f(top + 10 + Double(index % 3) * 12))\" class=\"tick\"\(leftward ? " text-anchor=\"end\"" : "")>\(escape(String(marker.label.prefix(26))))</text></g>"
         }
         var legendX = left
         for entry in series where !entry.points.isEmpty {

@@ -89,6 +89,9 @@ public enum TextReport {
         if !summary.verdictText.isEmpty { out += "\n" + summary.verdictText }
         // Outages, lost messages inside vs outside their windows, RSS over the load's end (RunSummary+Outages).
         if !summary.outageText.isEmpty { out += "\n" + summary.outageText }
+        if let events = summary.controlEvents, !events.isEmpty {
+            out += "\ncontrol (changes made through --control-port)\n" + events.map { "  \($0.listing)\n" }.joined()
+        }
         return out
     }
 
