@@ -22,6 +22,8 @@ extension RunConfiguration {
         settings.writeStallSeconds = writeStallTimeout.seconds
         settings.sourceAddresses = sourceAddresses?.description
         settings.metricsHost = metricsHost
+        settings.controlPort = controlPort
+        settings.controlHost = controlPort == nil ? nil : controlHost
         settings.startAt = startAt.map { ISO8601DateFormatter().string(from: $0) }
         settings.runIDSource = recordedExtras.runIDSource
         settings.thresholds = recordedExtras.thresholds

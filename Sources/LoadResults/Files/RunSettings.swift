@@ -40,6 +40,9 @@ public struct RunSettings: Codable, Sendable, Equatable {
     public var sourceAddresses: String?
     /// `--metrics-host`.
     public var metricsHost: String?
+    /// `--control-port` and `--control-host` (nil: no control port); added in 0.2.
+    public var controlPort: Int?
+    public var controlHost: String?
     /// `--start-at` as RFC 3339 (nil: at once).
     public var startAt: String?
     /// Where the run's id came from: `run-id` (given), `plan` (derived from the plan of a segmented
@@ -84,6 +87,8 @@ public struct RunSettings: Codable, Sendable, Equatable {
         case writeStallSeconds = "write_stall_s"
         case sourceAddresses = "source"
         case metricsHost = "metrics_host"
+        case controlPort = "control_port"
+        case controlHost = "control_host"
         case startAt = "start_at"
         case runIDSource = "run_id_source"
         case thresholds
