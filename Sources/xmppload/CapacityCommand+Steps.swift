@@ -20,7 +20,8 @@ final class CapacityRunner: @unchecked Sendable {
     private var current: LoadRun?
     private var stopped = false
 
-    /// Pause between steps so the server settles (sessions of the last step have logged out).
+    /// Pause after a passing step so the server settles (sessions of the last step have logged out);
+    /// after a failed one the pause is the warm-up's length, if longer.
     static let pause = Duration.seconds(1)
 
     init(setup: CapacityCommand.Setup, configuration: RunConfiguration, directory: ResultsDirectory, profileName: String) {
@@ -95,7 +96,8 @@ final class CapacityRunner: @unchecked Sendable {
             steps.append(step)
             Console.print("  " + Self.line(step, rules: setup.rules, dimension: dimension))
             search.record(step.outcome)
-            try await Task.sleep(for: Self.pause)
+            // After an overload the server may still be draining it: give it a warm-up's time.
+            try await Task.sleep(for: step.outcome == .pass ? Self.pause : Swift.max(Self.pause, setup.warmup))
         }
         let result = CapacityResult(
             search: search, steps: steps, rules: setup.rules, dimension: dimension, warmupSeconds: setup.warmup.seconds,
