@@ -123,19 +123,12 @@ final class CapacityRunner: @unchecked Sendable {
 
     /// summary.json (`{"capacity": …}`) and report.html of the search.
     func write(_ result: CapacityResult) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data = try encoder.encode(CapacitySummaryFile(capacity: result))
+        let data = try result.summaryFile()
         try data.write(to: URL(fileURLWithPath: directory.file(ResultsDirectory.summaryFile)), options: .atomic)
         try Data(result.html(title: profileName).utf8).write(
             to: URL(fileURLWithPath: directory.file(ResultsDirectory.reportFile)), options: .atomic)
         _ = directory.releaseReserve()
     }
-}
-
-/// summary.json of a capacity search: the search under `capacity`.
-struct CapacitySummaryFile: Codable {
-    var capacity: CapacityResult
 }
 
 /// The search's intervals.jsonl: every step's intervals, each line the interval's own JSON (as a

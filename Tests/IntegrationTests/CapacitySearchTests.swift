@@ -29,9 +29,7 @@ import Testing
 
     /// The `capacity` block of the search's summary.json.
     static func result(_ out: String) throws -> CapacityResult {
-        struct File: Decodable { var capacity: CapacityResult }
-        let data = try Data(contentsOf: URL(fileURLWithPath: out + "/summary.json"))
-        return try JSONDecoder().decode(File.self, from: data).capacity
+        try #require(CapacityResult.read(from: ResultsDirectory(path: out)), "no capacity block in \(out)/summary.json")
     }
 
     @Test(.timeLimit(.minutes(5)), arguments: [(10.0, 6.0), (25.0, 15.0)])
@@ -60,6 +58,9 @@ import Testing
             for step in result.steps {
                 #expect(FileManager.default.fileExists(atPath: "\(out)/\(step.directory)/summary.json"))
             }
+            let report = try CommandLineTests.xmppload(["report", out])
+            #expect(report.status == 0, "\(report.output)")
+            #expect(report.output.contains(result.headline), "\(report.output)")
             let html = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
             #expect(html.contains("Achieved against offered load"))
             #expect(html.contains("class=\"band\""))

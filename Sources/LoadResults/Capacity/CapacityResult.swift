@@ -21,6 +21,9 @@ public struct CapacityResult: Sendable, Equatable, Codable {
     /// Knees whose repeat failed (the search stepped down from each).
     public var steppedDown: [Double]
     public var rules: [String]
+    /// Each rule's bound, in its unit (the latency chart draws it as the limit); nil in files
+    /// written before it was recorded.
+    public var ruleBounds: [Double]?
     public var start: Double
     public var max: Double
     public var resolution: Double
@@ -36,7 +39,9 @@ public struct CapacityResult: Sendable, Equatable, Codable {
         case limitedBy = "limited_by"
         case resolved, headline
         case steppedDown = "stepped_down"
-        case rules, start, max, resolution
+        case rules
+        case ruleBounds = "rule_bounds"
+        case start, max, resolution
         case warmupSeconds = "warmup_s"
         case stepSeconds = "step_s"
         case steps, notes
@@ -50,6 +55,7 @@ public struct CapacityResult: Sendable, Equatable, Codable {
         self.dimension = dimension
         self.steps = steps
         self.rules = rules.map(\.text)
+        ruleBounds = rules.map(\.bound)
         start = search.settings.start
         max = search.settings.max
         resolution = search.settings.resolution
@@ -99,7 +105,7 @@ public struct CapacityResult: Sendable, Equatable, Codable {
         case .done(.generatorLimited(let load)):
             kind = "generator-limited"
             let reason = steps.last(where: { $0.asked == load })?.reason ?? "the generator saturated"
-            headline = "no capacity: the generator, not the server, was the limit at \(dimension.short(load)) (\(reason))"
+            headline = "no capacity: the generator, not the server, was the limit at \(dimension.short(load)): \(reason)"
             notes.append(Self.generatorAdvice)
             capacity = nil
         }
@@ -107,7 +113,7 @@ public struct CapacityResult: Sendable, Equatable, Codable {
 
     /// What to do when the generator is the limit.
     public static let generatorAdvice =
-        "add generators: run the same search on several machines with --segment i/N and the same --start-at (a fixed ladder, docs/CAPACITY.md), or give this one more cores (--loops) and source addresses (--source)"
+        "the server was not measured past this load: give the generator more room (a release build, an idle machine with more cores and --loops, more --source addresses); a search spread over several generators with --segment is planned, not implemented (docs/CAPACITY.md)"
 
     /// The operator that failed: `>` for a `<` rule, `<` for a `>` rule.
     static func failedOperator(_ rule: VerdictRule) -> String {
@@ -218,6 +224,12 @@ public struct CapacityResult: Sendable, Equatable, Codable {
                     .init(
                         name: text, color: palette[(position * 2 + 1) % palette.count],
                         points: points.compactMap { step in step.rules[index].value.map { (step.asked, $0) } }))
+                if let ruleBounds, ruleBounds.indices.contains(index) {
+                    series.append(
+                        .init(
+                            name: "limit \(VerdictUnit.milliseconds.format(ruleBounds[index]))", color: palette[8],
+                            points: [(points.first!.asked, ruleBounds[index]), (points.last!.asked, ruleBounds[index])]))
+                }
             }
             var latency = SVGChart(title: "Latency rules against offered load", xLabel: xLabel, yLabel: "ms", series: series)
             latency.bands = knee
@@ -232,5 +244,25 @@ public struct CapacityResult: Sendable, Equatable, Codable {
             html += errors.render()
         }
         return html
+    }
+}
+
+extension CapacityResult {
+    /// summary.json of a capacity search: the search under `capacity`.
+    private struct File: Codable {
+        var capacity: CapacityResult
+    }
+
+    /// The search in `directory`'s summary.json, or nil when it holds no capacity search (a run's summary).
+    public static func read(from directory: ResultsDirectory) -> CapacityResult? {
+        guard let data = FileManager.default.contents(atPath: directory.file(ResultsDirectory.summaryFile)) else { return nil }
+        return try? JSONDecoder().decode(File.self, from: data).capacity
+    }
+
+    /// `{"capacity": …}`, pretty and with sorted keys, as the search writes summary.json.
+    public func summaryFile() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(File(capacity: self))
     }
 }
