@@ -91,7 +91,7 @@ final class CapacityRunner: @unchecked Sendable {
             if interrupted { break }
             let step = CapacityJudge.judge(
                 intervals: watch.intervals, rules: setup.rules, dimension: dimension, asked: load, warmup: setup.warmup.seconds,
-                loadEnd: (setup.warmup + setup.hold).seconds, index: index, purpose: purpose, cutShort: watch.collapse != nil,
+                loadEnd: (setup.warmup + setup.hold).seconds, index: index, purpose: purpose, cutAt: watch.cutAt,
                 directory: "steps/\(name)")
             steps.append(step)
             Console.print("  " + Self.line(step, rules: setup.rules, dimension: dimension))
@@ -172,6 +172,7 @@ final class CapacityStepWatch: RunOutput, @unchecked Sendable {
     private let lock = NSLock()
     private var kept: [IntervalSnapshot] = []
     private var collapseReason: String?
+    private var cutTime: Double?
     private var onlineBefore: Int64 = 0
 
     init(step: Int, asked: Double, warmup: Double, rules: [VerdictRule], log: CapacityIntervalLog) {
@@ -185,6 +186,8 @@ final class CapacityStepWatch: RunOutput, @unchecked Sendable {
     var intervals: [IntervalSnapshot] { lock.withLock { kept } }
     /// Why the step was cut short, or nil.
     var collapse: String? { lock.withLock { collapseReason } }
+    /// When the step was cut short (seconds since its start, the end of the interval that showed it), or nil.
+    var cutAt: Double? { lock.withLock { cutTime } }
 
     func intervalEnded(_ interval: IntervalEnd) throws -> StopReason? {
         let snapshot = interval.snapshot
@@ -194,9 +197,10 @@ final class CapacityStepWatch: RunOutput, @unchecked Sendable {
             let before = onlineBefore
             onlineBefore = snapshot.gauge("sessions_online")
             guard collapseReason == nil, snapshot.start >= warmup - 1e-6, interval.planned.map({ interval.elapsed < $0 }) ?? true else { return nil }
-            guard let reason = CapacityJudge.collapse(in: snapshot, onlineBefore: before, rules: rules) else { return nil }
-            collapseReason = reason
-            Console.print("  collapse: \(reason) — cutting the step short")
+            guard let found = CapacityJudge.collapse(in: snapshot, onlineBefore: before, rules: rules) else { return nil }
+            collapseReason = found.reason
+            cutTime = snapshot.end
+            Console.print("  \(found.outcome.rawValue): \(found.reason) — cutting the step short")
             return .thresholdsFailed
         }
     }

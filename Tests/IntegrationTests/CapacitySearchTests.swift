@@ -86,6 +86,7 @@ import Testing
             let first = try #require(collapsed.first)
             #expect(result.steps.filter { $0.index > first.index }.allSatisfy { $0.asked < first.asked })
             #expect(collapsed.allSatisfy { $0.cutShort && $0.judgedSeconds < 6 }, "\(run.output)")
+            #expect(run.output.contains("collapse: "), "\(run.output)")
             // The search ended within two steps of the last collapse (a bisect step and the repeat, at most).
             let last = try #require(collapsed.last)
             #expect(result.steps.count - last.index <= 2, "\(run.output)")

@@ -22,7 +22,7 @@ import Testing
     static func judge(_ intervals: [IntervalSnapshot], asked: Double = 10, rules: [VerdictRule] = [loginRule, errorRule]) -> CapacityStep {
         CapacityJudge.judge(
             intervals: intervals, rules: rules, dimension: .arrivalRate, asked: asked, warmup: 2, loadEnd: 8, index: 1, purpose: .climb,
-            cutShort: false, directory: "steps/01-10per")
+            directory: "steps/01-10per")
     }
 
     @Test func aStepWithinItsRulesPassesWithItsAchievedRate() {
@@ -48,11 +48,11 @@ import Testing
         #expect(step.limitingRule([Self.loginRule, Self.errorRule])?.rule.text == "login.p99 < 300ms")
     }
 
-    @Test func latencyFarPastItsLimitIsACollapse() {
+    @Test func latencyFarPastItsLimitIsAnOverload() {
         let step = Self.judge(Self.intervals { index, snapshot in
             if index >= 4 { snapshot = VerdictTests.interval(index, logins: 10, loginMs: 2000, online: 10, seconds: 1) }
         })
-        #expect(step.outcome == .collapse)
+        #expect(step.outcome == .overload)
         #expect(step.reason?.contains("more than 5× its limit") == true)
     }
 
@@ -63,6 +63,17 @@ import Testing
         #expect(step.outcome == .collapse)
         #expect(step.errorRate == 0.8)
         #expect(step.reason?.contains("80") == true)
+    }
+
+    @Test func aStepCutShortIsJudgedUpToTheCutOnly() {
+        // Cut at 4 s: the intervals after it (arrivals stopped, sessions logging out) are not judged.
+        let step = CapacityJudge.judge(
+            intervals: Self.intervals { index, snapshot in if index >= 4 { snapshot.counters[Counter.sessionsStarted.name] = 0 } },
+            rules: [Self.loginRule], dimension: .arrivalRate, asked: 10, warmup: 2, loadEnd: 8, index: 1, purpose: .climb, cutAt: 4,
+            directory: "steps/01-10per")
+        #expect(step.cutShort)
+        #expect(step.judgedSeconds == 2)
+        #expect(step.achieved == 10)
     }
 
     @Test func aSaturatedGeneratorIsRefusedBeforeAnythingElse() {
@@ -92,11 +103,12 @@ import Testing
 
     @Test func oneIntervalShowsACollapseOnlyWithEnoughSessions() {
         let bad = VerdictTests.interval(3, logins: 1, errors: 9, errorKind: "connect-refused", online: 0, seconds: 1)
-        #expect(CapacityJudge.collapse(in: bad, onlineBefore: 0, rules: [Self.loginRule])?.contains("failed") == true)
+        #expect(CapacityJudge.collapse(in: bad, onlineBefore: 0, rules: [Self.loginRule])?.outcome == .collapse)
+        #expect(CapacityJudge.collapse(in: bad, onlineBefore: 0, rules: [Self.loginRule])?.reason.contains("failed") == true)
         let few = VerdictTests.interval(3, logins: 1, errors: 2, errorKind: "connect-refused", online: 0, seconds: 1)
         #expect(CapacityJudge.collapse(in: few, onlineBefore: 0, rules: [Self.loginRule]) == nil)
         let slow = VerdictTests.interval(3, logins: 10, loginMs: 1600, seconds: 1)
-        #expect(CapacityJudge.collapse(in: slow, onlineBefore: 0, rules: [Self.loginRule]) != nil)
+        #expect(CapacityJudge.collapse(in: slow, onlineBefore: 0, rules: [Self.loginRule])?.outcome == .overload)
         let fine = VerdictTests.interval(3, logins: 10, loginMs: 1400, seconds: 1)
         #expect(CapacityJudge.collapse(in: fine, onlineBefore: 0, rules: [Self.loginRule]) == nil)
     }

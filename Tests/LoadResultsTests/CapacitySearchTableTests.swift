@@ -133,4 +133,12 @@ import Testing
         #expect(result.answer == .found(capacity: 18, firstFail: 21, resolved: false))
         #expect(result.search.collapses == 2)
     }
+
+    @Test func overloadsAreFailsThatDoNotStopBisecting() {
+        // Latency far past the rule from 20 up: the search bisects to its resolution all the same.
+        let result = Self.drive(.init(start: 6, max: 1000, resolution: 0.05)) { load, _ in load >= 20 ? .overload : .pass }
+        #expect(result.asked == [6, 12, 24, 18, 21, 19.5, 20.25, 19.5])
+        #expect(result.answer == .found(capacity: 19.5, firstFail: 20.25, resolved: true))
+        #expect(result.search.collapses == 0)
+    }
 }

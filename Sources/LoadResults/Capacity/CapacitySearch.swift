@@ -14,9 +14,10 @@
 /// - **Confirm**: the last pass is run once more. A pass: the capacity (`.found`). A fail: step down
 ///   to the next lower load that passed and confirm that (`steppedDown` lists the knees that did
 ///   not hold); no lower pass left: `.firstStepFailed`.
-/// - A **collapse** (most sessions failing, latency far past a rule) counts as a fail and is never
-///   climbed past; after `maxCollapses` collapsed steps the search stops bisecting and confirms the
-///   last pass, so a broken server is hammered at most that many times.
+/// - A **collapse** (most sessions failing) or an **overload** (latency far past a rule) counts as a
+///   fail and is never climbed past; after `maxCollapses` collapsed steps the search stops bisecting
+///   and confirms the last pass, so a broken server is hammered at most that many times (an
+///   overloaded one is merely slow: bisecting goes on).
 /// - A step whose **generator** was the limit ends the search (`.generatorLimited`): no answer.
 /// - A fail (or collapse) at the very first step ends it: `.firstStepFailed`.
 ///
@@ -51,8 +52,11 @@ public struct CapacitySearch: Sendable, Equatable {
         case pass
         /// A rule failed.
         case fail
-        /// A rule failed by far, or most sessions failed: the server broke.
+        /// Most sessions failed: the server broke. Counts toward `maxCollapses`.
         case collapse
+        /// A latency rule failed by far (more than 5× its limit): the server is overloaded, not
+        /// broken. A fail that is cut short; it does not count toward `maxCollapses`.
+        case overload
         /// The generator saturated or could not offer the asked load: the step says nothing of the server.
         case generatorLimited = "generator-limited"
     }

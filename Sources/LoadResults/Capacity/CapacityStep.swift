@@ -92,8 +92,9 @@ public struct CapacityStep: Sendable, Equatable, Codable {
 /// - **Generator-limited** (checked first): a third or more of the judged intervals saturated
 ///   (`GeneratorHealth.saturated`), or the generator dropped more than 2 % of the arrivals it was
 ///   asked for in the judged time (its session cap, or every account of `--accounts` in use).
-/// - **Collapse**: more than half of the sessions that could fail did (`collapseErrorRate`), or a
-///   latency rule's value is more than `collapseFactor` (5) times its bound.
+/// - **Collapse**: more than half of the sessions that could fail did (`collapseErrorRate`).
+///   **Overload**: a latency rule's value is more than `collapseFactor` (5) times its bound.
+/// - A step cut short (`cutAt`, seconds since its start) is judged up to the cut only.
 /// - Else pass when every rule passed, fail otherwise.
 public enum CapacityJudge {
     public static let collapseErrorRate = 0.5
@@ -106,8 +107,10 @@ public enum CapacityJudge {
     /// The whole step, once it ended.
     public static func judge(
         intervals: [IntervalSnapshot], rules: [VerdictRule], dimension: CapacityDimension, asked: Double,
-        warmup: Double, loadEnd: Double, index: Int, purpose: CapacitySearch.Purpose, cutShort: Bool, directory: String
+        warmup: Double, loadEnd plannedEnd: Double, index: Int, purpose: CapacitySearch.Purpose, cutAt: Double? = nil, directory: String
     ) -> CapacityStep {
+        let loadEnd = min(plannedEnd, cutAt ?? plannedEnd)
+        let cutShort = cutAt != nil
         var evaluator = VerdictEvaluator(
             rules: rules, warmup: warmup, loadEnd: loadEnd, targetSessions: dimension == .sessions ? Int(asked.rounded()) : nil)
         for interval in intervals { evaluator.add(interval) }
@@ -156,8 +159,8 @@ public enum CapacityJudge {
                 ? "every account was in use: \(noAccount) arrivals found no free account (give more --accounts; achieved \(dimension.short(achieved)) of \(dimension.short(asked)))"
                 : "the generator dropped \(dropped) arrivals it could not start (achieved \(dimension.short(achieved)) of \(dimension.short(asked)))"
         } else if let collapse = collapseReason(results: results, rules: rules, errorRate: errorRate) {
-            step.outcome = .collapse
-            step.reason = collapse
+            step.outcome = collapse.outcome
+            step.reason = collapse.reason
         } else if results.contains(where: { $0.status != .pass }) {
             step.outcome = .fail
         }
@@ -168,8 +171,11 @@ public enum CapacityJudge {
         return step
     }
 
-    /// Whether one interval after the warm-up shows a collapse (the step is then cut short); the reason.
-    public static func collapse(in interval: IntervalSnapshot, onlineBefore: Int64, rules: [VerdictRule]) -> String? {
+    /// Whether one interval after the warm-up shows a collapse or an overload (the step is then
+    /// cut short), with the reason.
+    public static func collapse(
+        in interval: IntervalSnapshot, onlineBefore: Int64, rules: [VerdictRule]
+    ) -> (outcome: CapacitySearch.Outcome, reason: String)? {
         var span = VerdictSpan()
         span.add(interval, duringLoad: true, onlineBefore: onlineBefore)
         let results = rules.map { rule -> ThresholdResult in
@@ -184,14 +190,19 @@ public enum CapacityJudge {
         return collapseReason(results: results, rules: rules, errorRate: errorRate)
     }
 
-    static func collapseReason(results: [ThresholdResult], rules: [VerdictRule], errorRate: Double) -> String? {
+    static func collapseReason(
+        results: [ThresholdResult], rules: [VerdictRule], errorRate: Double
+    ) -> (outcome: CapacitySearch.Outcome, reason: String)? {
         if errorRate > collapseErrorRate {
-            return "\(VerdictUnit.fraction.format(errorRate)) of the sessions failed (more than \(Int(collapseErrorRate * 100)) %)"
+            return (.collapse, "\(VerdictUnit.fraction.format(errorRate)) of the sessions failed (more than \(Int(collapseErrorRate * 100)) %)")
         }
         for (rule, result) in zip(rules, results) {
             guard case .latencyPercentile = rule.measure, let value = result.value, rule.bound > 0 else { continue }
             if excess(rule, value) > collapseFactor {
-                return "\(rule.measure) \(VerdictUnit.milliseconds.format(value)) is more than \(Int(collapseFactor))× its limit \(VerdictUnit.milliseconds.format(rule.bound))"
+                return (
+                    .overload,
+                    "\(rule.measure) \(VerdictUnit.milliseconds.format(value)) is more than \(Int(collapseFactor))× its limit \(VerdictUnit.milliseconds.format(rule.bound))"
+                )
             }
         }
         return nil
