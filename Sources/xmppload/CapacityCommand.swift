@@ -98,7 +98,8 @@ struct CapacityCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.usage.rawValue)
         }
         let runner = CapacityRunner(
-            setup: setup, configuration: configuration, directory: output, profileName: setup.options.definition.profiles.map(\.profile.name).joined(separator: "+"))
+            setup: setup, configuration: configuration, directory: output,
+            profileName: setup.options.definition.profiles.map(\.profile.name).joined(separator: "+"))
         let result = try await runner.search()
         Console.print("")
         Console.print(result.table(), terminator: "")

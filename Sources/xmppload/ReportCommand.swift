@@ -36,7 +36,8 @@ struct ReportCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.usage.rawValue)
             }
             let htmlPath = html ?? ResultsDirectory(path: directories[0]).file(ResultsDirectory.reportFile)
-            try Data(capacity.html(title: (directories[0] as NSString).lastPathComponent).utf8).write(to: URL(fileURLWithPath: htmlPath), options: .atomic)
+            try Data(capacity.html(title: (directories[0] as NSString).lastPathComponent).utf8).write(
+                to: URL(fileURLWithPath: htmlPath), options: .atomic)
             Console.print(capacity.table() + capacity.headline + "\nsteps: xmppload report \(directories[0])/steps/NN-…\nhtml report: \(htmlPath)")
             return
         }

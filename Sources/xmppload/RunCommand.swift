@@ -57,7 +57,6 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Stop the load after this long (e.g. 90s, 10m, 8h); sessions then log out.")
     var duration: String?
 
-
     @Option(
         name: .customLong("threshold"),
         help: ArgumentHelp(
@@ -176,9 +175,13 @@ struct RunCommand: AsyncParsableCommand {
         environment: ConnectionDefaults, definition: RunDefinition
     ) throws -> ResolvedOptions {
         let (server, dns, source, variables, startAt, runId) = (flags.server, flags.dns, flags.source, flags.variables, flags.startAt, flags.runId)
-        let (domain, accounts, accountPrefix, password, passwordFile) = (flags.domain, flags.accounts, flags.accountPrefix, flags.password, flags.passwordFile)
+        let (domain, accounts, accountPrefix, password, passwordFile) = (
+            flags.domain, flags.accounts, flags.accountPrefix, flags.password, flags.passwordFile
+        )
         let (serverEnv, tls, insecure, sasl, segment, out) = (flags.serverEnv, flags.tls, flags.insecure, flags.sasl, flags.segment, flags.out)
-        let (interval, metricsPort, metricsHost, loops, maxLateness) = (flags.interval, flags.metricsPort, flags.metricsHost, flags.loops, flags.maxLateness)
+        let (interval, metricsPort, metricsHost, loops, maxLateness) = (
+            flags.interval, flags.metricsPort, flags.metricsHost, flags.loops, flags.maxLateness
+        )
         let (messageGrace, plain, churn, writeStall, reconnect) = (flags.messageGrace, flags.plain, flags.churn, flags.writeStall, flags.reconnect)
         let (label, tag, hardening) = (flags.label, flags.tag, flags.hardening)
         let (sessions, ramp, rate, duration, seed) = (load.sessions, load.ramp, load.rate, load.duration, load.seed)

@@ -26,7 +26,8 @@ struct XMPPLoad: AsyncParsableCommand {
             """,
         version: "xmppload \(RunManifest.currentToolVersion)",
         subcommands: [
-            RunCommand.self, CapacityCommand.self, CheckCommand.self, PlanCommand.self, ReportCommand.self, CompareCommand.self, AbCommand.self, ProvisionCommand.self,
+            RunCommand.self, CapacityCommand.self, CheckCommand.self, PlanCommand.self, ReportCommand.self, CompareCommand.self, AbCommand.self,
+            ProvisionCommand.self,
         ]
     )
 

@@ -51,9 +51,10 @@ import Testing
             #expect(run.output.contains("capacity: \(CapacityStep.number(capacity)) logins/s — limited by login.p99"), "\(run.output)")
             // Every step has its own results and its intervals, tagged, in the search's intervals.jsonl.
             let lines = try String(contentsOfFile: out + "/intervals.jsonl", encoding: .utf8).split(separator: "\n")
-            let tagged = Set(lines.compactMap { line -> Int? in
-                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["step"] as? Int
-            })
+            let tagged = Set(
+                lines.compactMap { line -> Int? in
+                    (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["step"] as? Int
+                })
             #expect(tagged == Set(result.steps.map(\.index)))
             for step in result.steps {
                 #expect(FileManager.default.fileExists(atPath: "\(out)/\(step.directory)/summary.json"))

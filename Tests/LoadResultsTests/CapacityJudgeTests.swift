@@ -36,30 +36,34 @@ import Testing
     }
 
     @Test func theWarmUpIsNotJudged() {
-        let step = Self.judge(Self.intervals { index, snapshot in if index < 2 { snapshot = VerdictTests.interval(index, loginMs: 5000, seconds: 1) } })
+        let step = Self.judge(
+            Self.intervals { index, snapshot in if index < 2 { snapshot = VerdictTests.interval(index, loginMs: 5000, seconds: 1) } })
         #expect(step.outcome == .pass)
     }
 
     @Test func aRuleOverItsLimitFailsTheStepAndNamesTheRule() {
-        let step = Self.judge(Self.intervals { index, snapshot in
-            if index == 5 { snapshot = VerdictTests.interval(index, logins: 10, loginMs: 400, online: 10, seconds: 1) }
-        })
+        let step = Self.judge(
+            Self.intervals { index, snapshot in
+                if index == 5 { snapshot = VerdictTests.interval(index, logins: 10, loginMs: 400, online: 10, seconds: 1) }
+            })
         #expect(step.outcome == .fail)
         #expect(step.limitingRule([Self.loginRule, Self.errorRule])?.rule.text == "login.p99 < 300ms")
     }
 
     @Test func latencyFarPastItsLimitIsAnOverload() {
-        let step = Self.judge(Self.intervals { index, snapshot in
-            if index >= 4 { snapshot = VerdictTests.interval(index, logins: 10, loginMs: 2000, online: 10, seconds: 1) }
-        })
+        let step = Self.judge(
+            Self.intervals { index, snapshot in
+                if index >= 4 { snapshot = VerdictTests.interval(index, logins: 10, loginMs: 2000, online: 10, seconds: 1) }
+            })
         #expect(step.outcome == .overload)
         #expect(step.reason?.contains("more than 5× its limit") == true)
     }
 
     @Test func mostSessionsFailingIsACollapse() {
-        let step = Self.judge(Self.intervals { index, snapshot in
-            snapshot = VerdictTests.interval(index, logins: 2, errors: 8, errorKind: "connect-refused", online: 0, seconds: 1)
-        })
+        let step = Self.judge(
+            Self.intervals { index, snapshot in
+                snapshot = VerdictTests.interval(index, logins: 2, errors: 8, errorKind: "connect-refused", online: 0, seconds: 1)
+            })
         #expect(step.outcome == .collapse)
         #expect(step.errorRate == 0.8)
         #expect(step.reason?.contains("80") == true)
@@ -77,25 +81,27 @@ import Testing
     }
 
     @Test func aSaturatedGeneratorIsRefusedBeforeAnythingElse() {
-        let step = Self.judge(Self.intervals { index, snapshot in
-            if index >= 5 {
-                snapshot.health = GeneratorHealth(
-                    cpuPercent: 195, cpuSeconds: 2, rssBytes: 1, openFileDescriptors: 5, loopLagP99Milliseconds: 80,
-                    loopLagMaxMilliseconds: 120, cores: 2)
-                var histogram = LatencyHistogram()
-                histogram.record(microseconds: 4_000_000, count: 10)
-                snapshot.latency["login"] = histogram
-            }
-        })
+        let step = Self.judge(
+            Self.intervals { index, snapshot in
+                if index >= 5 {
+                    snapshot.health = GeneratorHealth(
+                        cpuPercent: 195, cpuSeconds: 2, rssBytes: 1, openFileDescriptors: 5, loopLagP99Milliseconds: 80,
+                        loopLagMaxMilliseconds: 120, cores: 2)
+                    var histogram = LatencyHistogram()
+                    histogram.record(microseconds: 4_000_000, count: 10)
+                    snapshot.latency["login"] = histogram
+                }
+            })
         #expect(step.outcome == .generatorLimited)
         #expect(step.saturatedIntervals == 3)
         #expect(step.reason?.contains("saturated in 3 of 6") == true)
     }
 
     @Test func droppedArrivalsMeanTheGeneratorCouldNotOfferTheLoad() {
-        let step = Self.judge(Self.intervals { index, snapshot in
-            if index >= 2 { snapshot.counters[Counter.droppedArrivals.name] = 1 }
-        })
+        let step = Self.judge(
+            Self.intervals { index, snapshot in
+                if index >= 2 { snapshot.counters[Counter.droppedArrivals.name] = 1 }
+            })
         // 6 dropped of 60 asked (10 %): more than 2 %.
         #expect(step.outcome == .generatorLimited)
         #expect(step.droppedArrivals == 6)

@@ -71,7 +71,9 @@ public struct CapacityResult: Sendable, Equatable, Codable {
             notes.append("the knee at \(dimension.short(knee)) failed its repeat; the search stepped down")
         }
         if search.stoppedEarly {
-            notes.append("bisecting stopped after \(search.collapses) collapsed steps, before the \(VerdictUnit.fraction.format(resolution)) resolution: the server was not hammered further")
+            notes.append(
+                "bisecting stopped after \(search.collapses) collapsed steps, before the \(VerdictUnit.fraction.format(resolution)) resolution: the server was not hammered further"
+            )
         }
         switch search.next {
         case .step:
@@ -86,7 +88,8 @@ public struct CapacityResult: Sendable, Equatable, Codable {
             if let fail, let step = steps.last(where: { $0.asked == fail && $0.outcome != .pass }), let (rule, result) = step.limitingRule(rules) {
                 limitedBy = rule.text
                 let value = result.value.map { rule.unit.format($0) } ?? "no data"
-                headline += " — limited by \(rule.measure) (\(value) \(Self.failedOperator(rule)) \(rule.unit.format(rule.bound)) at \(dimension.short(fail)))"
+                headline +=
+                    " — limited by \(rule.measure) (\(value) \(Self.failedOperator(rule)) \(rule.unit.format(rule.bound)) at \(dimension.short(fail)))"
             } else if let fail {
                 headline += " — \(dimension.short(fail)) failed"
             }
@@ -163,7 +166,8 @@ public struct CapacityResult: Sendable, Equatable, Codable {
         var body = "<h1>xmppload capacity — \(esc(title))</h1>"
         body += "<p class=\"\(kind == "found" || kind == "reached-max" ? "meta" : "warn")\"><b>\(esc(headline))</b></p>"
         for note in notes { body += "<p class=\"warn\">\(esc(note))</p>" }
-        body += "<p class=\"meta\">rules: \(rules.map(esc).joined(separator: " · ")) · steps of \(CapacityStep.number(stepSeconds)) s after a \(CapacityStep.number(warmupSeconds)) s warm-up · resolution \(esc(VerdictUnit.fraction.format(resolution)))</p>"
+        body +=
+            "<p class=\"meta\">rules: \(rules.map(esc).joined(separator: " · ")) · steps of \(CapacityStep.number(stepSeconds)) s after a \(CapacityStep.number(warmupSeconds)) s warm-up · resolution \(esc(VerdictUnit.fraction.format(resolution)))</p>"
         body += "<table><tr><th>step</th><th>purpose</th><th>asked</th><th>achieved</th><th>logins/s</th><th>errors</th>"
         body += rules.map { "<th>\(esc($0))</th>" }.joined() + "<th>result</th></tr>"
         for step in steps {
@@ -235,7 +239,9 @@ public struct CapacityResult: Sendable, Equatable, Codable {
             latency.bands = knee
             html += latency.render()
         }
-        let other = rules.enumerated().filter { index, _ in points.contains { $0.rules.indices.contains(index) && $0.rules[index].unit != .milliseconds } }
+        let other = rules.enumerated().filter { index, _ in
+            points.contains { $0.rules.indices.contains(index) && $0.rules[index].unit != .milliseconds }
+        }
         if !other.isEmpty {
             var errors = SVGChart(
                 title: "Error rate against offered load", xLabel: xLabel, yLabel: "%",
