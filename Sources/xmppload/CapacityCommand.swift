@@ -90,6 +90,11 @@ struct CapacityCommand: AsyncParsableCommand {
         if configuration.endpoints.isEmpty {
             try await RunCommand.discoverEndpoints(into: &configuration, dns: flags.dns)
         }
+        if let startAt = configuration.startAt, startAt.timeIntervalSinceNow > 0 {
+            let wait = startAt.timeIntervalSinceNow
+            FileHandle.standardError.write(Data("xmppload: waiting \(Int(wait.rounded())) s for --start-at \(RunCommand.rfc3339(startAt))\n".utf8))
+            try await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
+        }
         let output = ResultsDirectory(path: configuration.outputDirectory)
         do {
             try output.create(overwrite: flags.overwrite)

@@ -80,6 +80,22 @@ import Testing
         #expect(step.achieved == 10)
     }
 
+    @Test func aClosedStepJudgesItsRampsLoginsWhenTheHoldHasNone() {
+        // 10 sessions log in during the 2 s warm-up (the ramp), then stay online: no login after it.
+        let intervals = Self.intervals { index, snapshot in
+            if index >= 2 { snapshot = VerdictTests.interval(index, logins: 0, online: 10, started: 0, completed: 0, seconds: 1) }
+        }
+        let step = CapacityJudge.judge(
+            intervals: intervals, rules: [Self.loginRule], dimension: .sessions, asked: 10, warmup: 2, loadEnd: 8, index: 1, purpose: .climb,
+            directory: "steps/01-10")
+        #expect(step.outcome == .pass)
+        #expect(step.achieved == 10)
+        #expect(step.rules[0].note?.contains("whole step") == true)
+        // An open step with no login after its warm-up fails: nothing showed the rule holds.
+        let open = Self.judge(intervals)
+        #expect(open.outcome == .fail)
+    }
+
     @Test func aSaturatedGeneratorIsRefusedBeforeAnythingElse() {
         let step = Self.judge(
             Self.intervals { index, snapshot in

@@ -88,7 +88,8 @@ public struct CapacityStep: Sendable, Equatable, Codable {
 ///
 /// - Rules are judged by `VerdictEvaluator` over the step's intervals after `warmup` whose midpoint
 ///   is before `loadEnd` (as `run` judges thresholds), so each step has its own histograms.
-///   A rule with no data fails (the step could not show it holds).
+///   A rule with no data fails (the step could not show it holds); in a closed step, whose
+///   sessions log in during the warm-up (the ramp), such a rule is first judged over the whole step.
 /// - **Generator-limited** (checked first): a third or more of the judged intervals saturated
 ///   (`GeneratorHealth.saturated`), or the generator dropped more than 2 % of the arrivals it was
 ///   asked for in the judged time (its session cap, or every account of `--accounts` in use).
@@ -115,6 +116,16 @@ public enum CapacityJudge {
             rules: rules, warmup: warmup, loadEnd: loadEnd, targetSessions: dimension == .sessions ? Int(asked.rounded()) : nil)
         for interval in intervals { evaluator.add(interval) }
         var results = evaluator.results(final: true)
+        if dimension == .sessions && results.contains(where: { $0.status == .noData }) {
+            // A closed step logs its sessions in during the warm-up (its ramp): a rule the hold has
+            // no sample of (login latency) is judged over the whole step.
+            var whole = VerdictEvaluator(rules: rules, warmup: 0, loadEnd: loadEnd, targetSessions: Int(asked.rounded()))
+            for interval in intervals { whole.add(interval) }
+            for (index, result) in whole.results(final: true).enumerated() where results[index].status == .noData && result.status != .noData {
+                results[index] = result
+                results[index].note = "no sample after the warm-up: judged over the whole step (the ramp included)"
+            }
+        }
         for index in results.indices where results[index].status == .noData {
             results[index].status = .fail
             results[index].note = (results[index].note.map { $0 + "; " } ?? "") + "no data counts as a fail in a capacity step"
