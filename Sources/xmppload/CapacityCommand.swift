@@ -15,26 +15,31 @@ struct CapacityCommand: AsyncParsableCommand {
         abstract: "Find the largest load that meets every service-level rule (the SLO knee).",
         discussion: """
             Examples:
-              xmppload capacity profiles/login.yaml --slo 'login.p99 < 300ms' --slo 'errors.rate < 1%' \\
-                  --server 127.0.0.1:5222 --domain load.test --accounts 1-5000 --password-file pw \\
+              xmppload capacity profiles/login.yaml --slo 'login.p99 < 300ms' \\
+                  --slo 'errors.rate < 1%' --server 127.0.0.1:5222 \\
+                  --domain load.test --accounts 1-5000 --password-file pw \\
                   --start 10 --max 400 --step-duration 30s
 
-            The searched load follows the profile's load model: logins per second for an open model
-            (or a profile without `load:`), sessions online for a closed one. Steps grow ×2 from --start
-            until one fails a rule, then bisect between the last pass and the first fail to
-            --resolution, and the knee is run once more to confirm it (a failed repeat steps down).
-            Each step runs --warmup (excluded from judgment), then --step-duration judged on the
-            step's own histograms. A step where most sessions fail or a latency is past 5× its limit
-            is a collapse: it is cut short and never climbed past. A step whose generator saturated
-            or dropped arrivals is refused: the generator, not the server, is the limit.
-            Results: --out holds summary.json (`capacity`), intervals.jsonl (every step's intervals,
-            tagged with `step`), report.html (the knee chart) and steps/NN-LOAD/ (each step's run).
-            The run flags (--server, --domain, --accounts, --tls, …) mean what they mean for `run`.
+            The load searched follows the profile's load model: logins/s for an
+            open model (or a profile without `load:`), sessions for a closed one.
+            Steps grow ×2 from --start until one fails a rule, then bisect
+            between the last pass and the first fail to --resolution; the knee
+            is run once more to confirm it (a failed repeat steps down). Each
+            step runs --warmup (not judged), then --step-duration judged on the
+            step's own histograms. Latency past 5× a rule's limit (overload) or
+            most sessions failing (collapse) cuts a step short; nothing above it
+            is tried. A step whose generator saturated or dropped arrivals is
+            refused: the generator, not the server, is the limit.
+            --out holds summary.json (`capacity`), intervals.jsonl (every step's
+            intervals, tagged `step`), report.html (the knee chart) and
+            steps/NN-LOAD/ (each step's run). The run flags (--server, --domain,
+            --accounts, --tls, …) mean what they mean for `run`. See
+            docs/CAPACITY.md.
             Exit codes:
               0    a capacity was found (or every step up to --max passed)
               1    even the first step failed its rules, or a step could not run
               2    usage or profile error (every problem listed)
-              4    the generator was the limit, not the server (add generators)
+              4    the generator was the limit, not the server
               130  interrupted (SIGINT/SIGTERM); the steps so far were written
             """
     )
