@@ -28,6 +28,19 @@ struct ReportCommand: ParsableCommand {
     var json = false
 
     func run() throws {
+        // A capacity search's directory: its table and report.html (its steps are runs under steps/).
+        if let capacity = directories.lazy.compactMap({ CapacityResult.read(from: ResultsDirectory(path: $0)) }).first {
+            guard directories.count == 1 else {
+                FileHandle.standardError.write(
+                    Data("xmppload report: merging capacity searches of several generators is not implemented yet (docs/CAPACITY.md)\n".utf8))
+                throw ExitCode(ExitStatus.usage.rawValue)
+            }
+            let htmlPath = html ?? ResultsDirectory(path: directories[0]).file(ResultsDirectory.reportFile)
+            try Data(capacity.html(title: (directories[0] as NSString).lastPathComponent).utf8).write(
+                to: URL(fileURLWithPath: htmlPath), options: .atomic)
+            Console.print(capacity.table() + capacity.headline + "\nsteps: xmppload report \(directories[0])/steps/NN-…\nhtml report: \(htmlPath)")
+            return
+        }
         let results: MergedResults
         do { results = try MergedResults.load(directories: directories) } catch {
             FileHandle.standardError.write(Data("xmppload report: \(error)\n".utf8))

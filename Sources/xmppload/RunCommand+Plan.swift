@@ -6,11 +6,11 @@ import LoadResults
 /// What `run` derives from its options besides the configuration: threshold metrics checked against
 /// the profile, the plan's ramp end and planned work for the verdict, and every flag as the manifest
 /// records it.
-extension RunCommand {
+extension RunFlags {
     /// The manifest's record of the flags the configuration does not carry (never the password:
     /// only where it came from).
     func recordedExtras(
-        thresholds: [Threshold], warmup: Duration, identity: RunIdentity, accounts accountsText: String
+        abortOnFail: Bool, thresholds: [Threshold], warmup: Duration, identity: RunIdentity, accounts accountsText: String
     )
         -> RunConfiguration.RecordedExtras
     {
@@ -25,7 +25,7 @@ extension RunCommand {
         extras.abortOnFail = abortOnFail
         extras.dns = dns
         extras.runIDSource = identity.source.rawValue
-        extras.wholeRunAccounts = Self.parseRange(accountsText)?.count
+        extras.wholeRunAccounts = RunCommand.parseRange(accountsText)?.count
         // As ConnectionDefaults reads them: the flags, then --server-env's file over the environment.
         let fileHasPassword =
             serverEnv.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }?
@@ -44,7 +44,9 @@ extension RunCommand {
         extras.plain = plain
         return extras
     }
+}
 
+extension RunCommand {
     /// One line per `--threshold` on a latency metric `definition` cannot record (a typo such as
     /// `logn.p99`), with a did-you-mean.
     static func thresholdMetricProblems(_ thresholds: [Threshold], definition: RunDefinition) -> [String] {

@@ -45,46 +45,6 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "The profile (YAML) to run.")
     var profile: String
 
-    @Option(
-        help: ArgumentHelp(
-            "A server c2s endpoint or ws/wss/http/https URL; repeat for a cluster (sessions spread by weight). Replaces the profile's `servers:`.",
-            valueName: "HOST:PORT[,weight=W]"))
-    var server: [String] = []
-
-    @Option(
-        help: ArgumentHelp("The DNS server for SRV discovery when no --server is given (default: /etc/resolv.conf's first).", valueName: "HOST:PORT"))
-    var dns: String?
-
-    @Option(help: ArgumentHelp("Bind outgoing connections to these local addresses, round robin.", valueName: "LIST|FIRST-LAST"))
-    var source: String?
-
-    @Option(name: .customLong("var"), help: ArgumentHelp("Override a variable of the profile's `variables:` (repeatable).", valueName: "KEY=VALUE"))
-    var variables: [String] = []
-
-    @Option(help: ArgumentHelp("Start the load at this time: RFC 3339 (2026-11-23T11:00:00Z) or +DURATION (+30s).", valueName: "TIME"))
-    var startAt: String?
-
-    @Option(help: ArgumentHelp("The run's identifier (shared by the generators of one run): letters, digits, '.', '_', '-'.", valueName: "ID"))
-    var runId: String?
-
-    @Option(help: "The XMPP domain of the test accounts.")
-    var domain: String?
-
-    @Option(help: "Account numbers FIRST-LAST: accounts are <prefix>FIRST..<prefix>LAST@<domain>.")
-    var accounts: String?
-
-    @Option(help: "Account name prefix.")
-    var accountPrefix: String = "user"
-
-    @Option(help: "The password shared by the test accounts (prefer --password-file or XMPPLOAD_PASSWORD).")
-    var password: String?
-
-    @Option(help: "Read the accounts' password from the first line of this file.")
-    var passwordFile: String?
-
-    @Option(help: "Read XMPPLOAD_* connection details from this file (as written by scripts/local-server).")
-    var serverEnv: String?
-
     @Option(help: "Closed model: this many virtual users, each running the profile.")
     var sessions: Int?
 
@@ -97,82 +57,11 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Stop the load after this long (e.g. 90s, 10m, 8h); sessions then log out.")
     var duration: String?
 
-    @Option(
-        help:
-            "TLS: starttls (default; a server that does not offer it fails with tls-not-offered), direct (e.g. port 5223) or none (plaintext, explicit)."
-    )
-    var tls: String?
-
-    @Flag(help: "Accept self-signed or otherwise unverifiable server certificates (lab servers).")
-    var insecure = false
-
-    @Option(help: "Force a SASL mechanism: SCRAM-SHA-512, SCRAM-SHA-256, SCRAM-SHA-1, PLAIN, ANONYMOUS.")
-    var sasl: String?
-
-    @Option(help: "Seed for think times, choices and targets (reproducible runs).")
-    var seed: UInt64?
-
-    @Option(
-        help: ArgumentHelp(
-            "Run generator i of N (0-based): arrivals n with n mod N = i and the i-th of N blocks of --accounts; N generators together run the plan once. Merge their results with `xmppload report DIR...`.",
-            valueName: "i/N"))
-    var segment: String?
-
-    @Option(help: "Results directory (default results/<timestamp>-<profile>); one that holds a run is refused.")
-    var out: String?
-
-    @Flag(help: "Replace the run already in --out.")
-    var overwrite = false
-
-    @Option(help: "Snapshot interval (e.g. 5s).")
-    var interval: String = "5s"
-
-    @Option(help: "Serve Prometheus metrics on this port of --metrics-host.")
-    var metricsPort: Int?
-
-    @Option(help: "The address the metrics endpoint listens on (0.0.0.0 in a pod, for Prometheus to scrape).")
-    var metricsHost: String = "127.0.0.1"
-
     @Option(help: "Serve the control port (/status, /load, /pause, /resume, /stop) on this port; see `xmppload control`.")
     var controlPort: Int?
 
     @Option(help: "The address the control port listens on.")
     var controlHost: String = "127.0.0.1"
-
-    @Option(help: "Event loops (threads); default: one per core.")
-    var loops: Int?
-
-    @Option(help: "An arrival this late is dropped, not started.")
-    var maxLateness: String = "1s"
-
-    @Option(help: "After the load stops, sessions stay online up to this long for messages in flight; then missing ones count as lost.")
-    var messageGrace: String = "5s"
-
-    @Flag(help: "Plain progress lines even on a terminal.")
-    var plain = false
-
-    @Option(
-        help: ArgumentHelp(
-            "Deliberate churn: drop R online sessions per second across the run (e.g. 5/s or 300/m) while the load runs; each reconnects (back-off of its reconnect policy) and logs in again, timed. Soaks the server's login path. Replaces the file's churn: key.",
-            valueName: "R"))
-    var churn: String?
-
-    @Option(
-        help:
-            "A session whose socket stops draining (the server stopped reading) for this long ends with write-stalled; its program pauses meanwhile.")
-    var writeStall: String = "30s"
-
-    @Option(
-        help: ArgumentHelp(
-            "After a logged-in session loses its connection (server restart, reset, stream error), reconnect up to N times in a row with exponential back-off and full jitter; 0 never. Overrides the profiles' `reconnect:` attempts.",
-            valueName: "N"))
-    var reconnect: Int?
-
-    @Option(help: "A name for what this run measured (e.g. prosody-0.12.4), recorded in the manifest; `compare` shows it.")
-    var label: String?
-
-    @Option(help: ArgumentHelp("A free key=value recorded in the manifest (e.g. build=4.9.2, gc=g1); repeatable.", valueName: "key=value"))
-    var tag: [String] = []
 
     @Option(
         name: .customLong("threshold"),
@@ -187,12 +76,11 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Stop the run as soon as a threshold fails (judged at each interval after --warmup); exit 99.")
     var abortOnFail = false
 
-    @OptionGroup(title: "Limits on what a session accepts from the server")
-    var hardening: HardeningOptions
+    @OptionGroup var flags: RunFlags
 
     func run() async throws {
         MallocTuning.apply()
-        let environment = try ConnectionDefaults.load(file: serverEnv)
+        let environment = try ConnectionDefaults.load(file: flags.serverEnv)
         let loaded: RunDefinition
         do {
             loaded = try ProfileLoader.load(path: profile)
@@ -203,7 +91,7 @@ struct RunCommand: AsyncParsableCommand {
         var options = try resolveOptions(environment: environment, definition: loaded)
         let definition = options.definition
         if options.configuration.endpoints.isEmpty {
-            try await discoverEndpoints(into: &options.configuration)
+            try await Self.discoverEndpoints(into: &options.configuration, dns: flags.dns)
         }
         if let startAt = options.configuration.startAt {
             let wait = startAt.timeIntervalSinceNow
@@ -214,7 +102,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let output = ResultsDirectory(path: options.configuration.outputDirectory)
         do {
-            try output.create(overwrite: overwrite)
+            try output.create(overwrite: flags.overwrite)
         } catch let error as ResultsDirectoryError {
             FileHandle.standardError.write(Data("xmppload: \(error)\n".utf8))
             throw ExitCode(ExitStatus.usage.rawValue)
@@ -264,7 +152,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// No endpoint from flags or environment: ask DNS SRV for the domain's, as clients do.
-    func discoverEndpoints(into configuration: inout RunConfiguration) async throws {
+    static func discoverEndpoints(into configuration: inout RunConfiguration, dns: String?) async throws {
         let found: [WeightedEndpoint]
         do {
             found = try await resolveEndpoints(domain: configuration.domain, directTLS: configuration.tls == .direct, dns: dns)
@@ -280,6 +168,31 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func resolveOptions(environment: ConnectionDefaults, definition: RunDefinition) throws -> ResolvedOptions {
+        try Self.resolve(
+            flags: flags, load: LoadFlags(sessions: sessions, ramp: ramp, rate: rate, duration: duration, seed: flags.seed),
+            thresholds: thresholds, warmup: warmup, abortOnFail: abortOnFail, environment: environment, definition: definition,
+            control: (controlPort, controlHost))
+    }
+
+    /// The run's configuration, plan and verdict rules from the shared flags (`flags`), the load
+    /// flags and the thresholds; every problem at once (a `ValidationError`). `run` and `capacity`
+    /// both resolve their flags here; `control` is `run`'s `--control-port`/`--control-host`.
+    static func resolve(
+        flags: RunFlags, load: LoadFlags, thresholds: [String], warmup: String?, abortOnFail: Bool,
+        environment: ConnectionDefaults, definition: RunDefinition, control: (port: Int?, host: String) = (nil, "127.0.0.1")
+    ) throws -> ResolvedOptions {
+        let (controlPort, controlHost) = control
+        let (server, dns, source, variables, startAt, runId) = (flags.server, flags.dns, flags.source, flags.variables, flags.startAt, flags.runId)
+        let (domain, accounts, accountPrefix, password, passwordFile) = (
+            flags.domain, flags.accounts, flags.accountPrefix, flags.password, flags.passwordFile
+        )
+        let (serverEnv, tls, insecure, sasl, segment, out) = (flags.serverEnv, flags.tls, flags.insecure, flags.sasl, flags.segment, flags.out)
+        let (interval, metricsPort, metricsHost, loops, maxLateness) = (
+            flags.interval, flags.metricsPort, flags.metricsHost, flags.loops, flags.maxLateness
+        )
+        let (messageGrace, plain, churn, writeStall, reconnect) = (flags.messageGrace, flags.plain, flags.churn, flags.writeStall, flags.reconnect)
+        let (label, tag, hardening) = (flags.label, flags.tag, flags.hardening)
+        let (sessions, ramp, rate, duration, seed) = (load.sessions, load.ramp, load.rate, load.duration, load.seed)
         var problems: [String] = []
         var definition = definition
         do {
@@ -450,8 +363,8 @@ struct RunCommand: AsyncParsableCommand {
             given: runId, definition: definition, plan: plan, accounts: accountsText, segment: segmentValue, startAt: startDate,
             startAtIsAbsolute: !(startAt ?? "").hasPrefix("+"), variables: variables)
         if let warning = identity.warning { FileHandle.standardError.write(Data("xmppload: warning: \(warning)\n".utf8)) }
-        configuration.recordedExtras = recordedExtras(
-            thresholds: definition.thresholds + flagThresholds, warmup: warmupValue, identity: identity,
+        configuration.recordedExtras = flags.recordedExtras(
+            abortOnFail: abortOnFail, thresholds: definition.thresholds + flagThresholds, warmup: warmupValue, identity: identity,
             accounts: accountsText)
         // Generators sharing a --run-id without --segment: serials overlap, so stamps carry a key.
         if identity.source == .given && segmentValue.count == 1 { configuration.generatorKey = UInt32.random(in: 1...UInt32.max) }

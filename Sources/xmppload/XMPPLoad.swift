@@ -18,7 +18,8 @@ struct XMPPLoad: AsyncParsableCommand {
                    profile, the server was unreachable at start, results could not
                    be written)
               2    usage or profile error (every problem listed)
-              3, 4 compare, ab: a metric regressed / the runs are not comparable
+              3, 4 compare, ab: a metric regressed / the runs are not comparable;
+                   capacity (4): the generator, not the server, was the limit
                    (0 with too few runs or rounds for a verdict: the changes are
                    shown, not judged)
               99   run: a threshold failed
@@ -26,8 +27,8 @@ struct XMPPLoad: AsyncParsableCommand {
             """,
         version: "xmppload \(RunManifest.currentToolVersion)",
         subcommands: [
-            RunCommand.self, CheckCommand.self, PlanCommand.self, ReportCommand.self, CompareCommand.self, AbCommand.self, ProvisionCommand.self,
-            ProbeCommand.self, ControlCommand.self,
+            RunCommand.self, CapacityCommand.self, CheckCommand.self, PlanCommand.self, ReportCommand.self, CompareCommand.self, AbCommand.self,
+            ProvisionCommand.self, ProbeCommand.self, ControlCommand.self,
         ]
     )
 

@@ -14,6 +14,12 @@ import Glibc
 /// Plain blocking sockets, one thread per direction of each connection (tests use a few hundred
 /// connections at most). `cutAll()` cuts every open connection (both sides see the stream end), for
 /// tests of reconnection; `stop()` also closes the listener.
+///
+/// `admission` gives the proxy a known capacity for new connections: `.wait(perSecond: R)` admits
+/// at most R per second, evenly spaced, and makes the rest wait in the listen backlog (their TCP
+/// connect completes, the server answers them only when admitted); `.refuseAbove(perSecond: C)`
+/// breaks when more than C connections arrive within one second: from then until 2 s after the
+/// last such second every new connection is closed at once (a server that falls over past a rate).
 final class DelayProxy: @unchecked Sendable {
     // @unchecked: `connections` and `stopped` are only touched under `lock`; the sockets themselves
     // are used by their pump threads, and closed once by the last of the two.
@@ -24,6 +30,16 @@ final class DelayProxy: @unchecked Sendable {
     private let lock = NSLock()
     private var connections: [ObjectIdentifier: Connection] = [:]
     private var stopped = false
+    private let admission: Admission
+    /// Connections refused so far (`.refuseAbove`).
+    private(set) var refused = 0
+
+    /// How new connections are let through.
+    enum Admission: Sendable {
+        case open
+        case wait(perSecond: Double)
+        case refuseAbove(perSecond: Double)
+    }
 
     /// Both sockets of one proxied connection; closed when both directions ended.
     private final class Connection: @unchecked Sendable {
@@ -37,8 +53,9 @@ final class DelayProxy: @unchecked Sendable {
         }
     }
 
-    init(upstreamPort: Int, delay: Duration) throws {
+    init(upstreamPort: Int, delay: Duration, admission: Admission = .open) throws {
         self.upstreamPort = upstreamPort
+        self.admission = admission
         delayMicroseconds = UInt32(delay.components.seconds * 1_000_000 + delay.components.attoseconds / 1_000_000_000_000)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw DelayProxyError(message: "socket: \(String(cString: strerror(errno)))") }
@@ -96,6 +113,15 @@ final class DelayProxy: @unchecked Sendable {
     }
 
     private func acceptLoop() {
+        var nextSlot = 0.0
+        var arrivals: [Double] = []
+        var brokenUntil = 0.0
+        let clock = ContinuousClock()
+        let origin = clock.now
+        func now() -> Double {
+            let elapsed = (clock.now - origin).components
+            return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
@@ -104,6 +130,34 @@ final class DelayProxy: @unchecked Sendable {
                 lock.unlock()
                 if done || (errno != EINTR && errno != ECONNABORTED) { return }
                 continue
+            }
+            switch admission {
+            case .open:
+                break
+            case .wait(let perSecond):
+                // A client that gave up while it waited in the backlog takes no slot.
+                var probe: UInt8 = 0
+                if recv(client, &probe, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0 {
+                    close(client)
+                    continue
+                }
+                // Admit at the next free slot; later connections wait in the backlog meanwhile.
+                let slot = max(now(), nextSlot)
+                nextSlot = slot + 1 / perSecond
+                let wait = slot - now()
+                if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+            case .refuseAbove(let perSecond):
+                let time = now()
+                arrivals.append(time)
+                arrivals.removeAll { $0 < time - 1 }
+                if Double(arrivals.count) > perSecond { brokenUntil = time + 2 }
+                if time < brokenUntil {
+                    lock.lock()
+                    refused += 1
+                    lock.unlock()
+                    close(client)
+                    continue
+                }
             }
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = Self.loopback(port: UInt16(upstreamPort))

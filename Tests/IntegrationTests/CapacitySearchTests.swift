@@ -1,0 +1,112 @@
+import Foundation
+import LoadResults
+import Testing
+
+/// `xmppload capacity` against a real Prosody behind a proxy of known capacity (`DelayProxy` with
+/// an admission policy): admitting R new connections per second it finds R within ±15 %, and
+/// against a proxy that falls over past a rate it stops within two collapsed steps. Steps are short
+/// (2 s warm-up + 6 s judged) so the suite stays within a few minutes.
+@Suite(.serialized) struct CapacitySearchTests {
+    static func profile() throws -> String {
+        let path = VerdictCommandTests.temporaryPath("capacity-profile") + ".yaml"
+        try """
+        name: capacity-login
+        steps: [login, logout]
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static func capacity(server: LocalServer, proxyPort: Int, out: String, extra: [String]) throws -> CommandLineTests.Result {
+        let profile = try profile()
+        defer { try? FileManager.default.removeItem(atPath: profile) }
+        return try CommandLineTests.xmppload(
+            [
+                "capacity", profile, "--server", "127.0.0.1:\(proxyPort)", "--domain", server.domain, "--accounts", "1-\(server.accounts)",
+                "--password", server.password, "--insecure", "--step-duration", "6s", "--warmup", "2s", "--interval", "1s",
+                "--resolution", "10%", "--out", out,
+            ] + extra, timeout: 170)
+    }
+
+    /// The `capacity` block of the search's summary.json.
+    static func result(_ out: String) throws -> CapacityResult {
+        try #require(CapacityResult.read(from: ResultsDirectory(path: out)), "no capacity block in \(out)/summary.json")
+    }
+
+    @Test(.timeLimit(.minutes(5)), arguments: [(10.0, 6.0), (25.0, 15.0)])
+    func aProxyAdmittingRPerSecondHasCapacityR(rate: Double, start: Double) async throws {
+        try await LocalServer.with(accounts: 300) { server in
+            let proxy = try DelayProxy(upstreamPort: server.port, delay: .zero, admission: .wait(perSecond: rate))
+            defer { proxy.stop() }
+            let out = VerdictCommandTests.temporaryPath("capacity-\(Int(rate))")
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let run = try Self.capacity(
+                server: server, proxyPort: proxy.port, out: out,
+                extra: ["--slo", "login.p99 < 300ms", "--start", String(start), "--max", String(rate * 4)])
+            #expect(run.status == 0, "\(run.output)")
+            let result = try Self.result(out)
+            #expect(result.kind == "found", "\(run.output)")
+            let capacity = try #require(result.capacity, "\(run.output)")
+            #expect(abs(capacity - rate) <= 0.15 * rate, "capacity \(capacity) for a proxy of \(rate)/s:\n\(run.output)")
+            #expect(result.limitedBy == "login.p99 < 300ms")
+            #expect(run.output.contains("capacity: \(CapacityStep.number(capacity)) logins/s — limited by login.p99"), "\(run.output)")
+            // Every step has its own results and its intervals, tagged, in the search's intervals.jsonl.
+            let lines = try String(contentsOfFile: out + "/intervals.jsonl", encoding: .utf8).split(separator: "\n")
+            let tagged = Set(
+                lines.compactMap { line -> Int? in
+                    (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["step"] as? Int
+                })
+            #expect(tagged == Set(result.steps.map(\.index)))
+            for step in result.steps {
+                #expect(FileManager.default.fileExists(atPath: "\(out)/\(step.directory)/summary.json"))
+            }
+            let report = try CommandLineTests.xmppload(["report", out])
+            #expect(report.status == 0, "\(report.output)")
+            #expect(report.output.contains(result.headline), "\(report.output)")
+            let html = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
+            #expect(html.contains("Achieved against offered load"))
+            #expect(html.contains("class=\"band\""))
+        }
+    }
+
+    @Test(.timeLimit(.minutes(4)))
+    func aServerThatFallsOverPastARateStopsTheSearchWithinTwoCollapses() async throws {
+        try await LocalServer.with(accounts: 300) { server in
+            let proxy = try DelayProxy(upstreamPort: server.port, delay: .zero, admission: .refuseAbove(perSecond: 12))
+            defer { proxy.stop() }
+            let out = VerdictCommandTests.temporaryPath("capacity-collapse")
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let run = try Self.capacity(
+                server: server, proxyPort: proxy.port, out: out,
+                extra: ["--slo", "login.p99 < 300ms", "--slo", "errors.rate < 1%", "--start", "5", "--max", "200", "--resolution", "2%"])
+            #expect(run.status == 0, "\(run.output)")
+            let result = try Self.result(out)
+            let collapsed = result.steps.filter { $0.outcome == .collapse }
+            #expect(!collapsed.isEmpty, "\(run.output)")
+            #expect(collapsed.count <= 2, "\(run.output)")
+            // The first collapse is never climbed past, and each collapsed step was cut short.
+            let first = try #require(collapsed.first)
+            #expect(result.steps.filter { $0.index > first.index }.allSatisfy { $0.asked < first.asked })
+            #expect(collapsed.allSatisfy { $0.cutShort && $0.judgedSeconds < 6 }, "\(run.output)")
+            #expect(run.output.contains("collapse: "), "\(run.output)")
+            // The search ended within two steps of the last collapse (a bisect step and the repeat, at most).
+            let last = try #require(collapsed.last)
+            #expect(result.steps.count - last.index <= 2, "\(run.output)")
+            let capacity = try #require(result.capacity)
+            #expect(capacity <= 12, "\(run.output)")
+            #expect(proxy.refused > 0)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aTypoInARuleIsAUsageErrorWithADidYouMean() throws {
+        let profile = try Self.profile()
+        defer { try? FileManager.default.removeItem(atPath: profile) }
+        let run = try CommandLineTests.xmppload([
+            "capacity", profile, "--slo", "logn.p99 < 300ms", "--server", "127.0.0.1:5222", "--domain", "load.test",
+            "--accounts", "1-10", "--password", "x",
+        ])
+        #expect(run.status == 2, "\(run.output)")
+        #expect(run.output.contains("unknown metric 'logn'"), "\(run.output)")
+        #expect(run.output.contains("did you mean 'login'?"), "\(run.output)")
+    }
+}
