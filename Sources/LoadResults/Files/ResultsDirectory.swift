@@ -113,7 +113,10 @@ public struct ResultsDirectory: Sendable {
     /// Writes `forensics.json` (`FailureForensicsFile`) when `forensics` holds any failed session.
     public func writeForensics(_ forensics: FailureForensics?) throws {
         guard let forensics, !forensics.isEmpty else { return }
-        try write(Self.prettyEncoder.encode(FailureForensicsFile(forensics)), to: Self.forensicsFile)
+        // Slashes unescaped: the stanzas' namespaces stay readable (`http://etherx.jabber.org/streams`).
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        try write(encoder.encode(FailureForensicsFile(forensics)), to: Self.forensicsFile)
     }
 
     public func readForensics() throws -> FailureForensicsFile {
