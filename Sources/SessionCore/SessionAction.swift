@@ -33,6 +33,7 @@ public enum SessionAction: Equatable, Sendable {
     case deriveKey(SCRAMKeyRequest)
     /// Close the connection now.
     case close
-    /// The session is over (it already recorded its outcome and gave its account back).
-    case ended(failed: Bool)
+    /// The session is over (it already recorded its outcome and gave its account back); `failure` is
+    /// nil when it completed, else its error and the login phase it failed in.
+    case ended(failure: SessionFailure?)
 }

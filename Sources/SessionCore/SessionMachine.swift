@@ -434,6 +434,7 @@ public struct SessionMachine {
     mutating func end(_ error: SessionError?) {
         let previous = stage
         if case .ended = previous { return }
+        let failure = error.map { SessionFailure(error: $0, loginPhase: loginFailed($0, in: previous)) }
         if let error, shouldResume(after: error) { return suspendForResumption(after: error) }
         if let error, shouldReconnect(after: error) { return scheduleReconnect(after: error) }
         stage = .ended
@@ -459,7 +460,7 @@ public struct SessionMachine {
         // Also while still connecting (a login timeout during a hung connect, or the run's deadline):
         // closing frees the socket now instead of at the connect timeout.
         pending.append(.close)
-        pending.append(.ended(failed: error != nil))
+        pending.append(.ended(failure: failure))
     }
 
     /// The connection layer is connecting this session to `node` (its first choice, or the next

@@ -186,11 +186,12 @@ import XMPPCore
         #expect(!driver.ended)
         driver.advance(by: .seconds(1))
         #expect(driver.ended)
-        #expect(driver.actions.suffix(2) == [.close, .ended(failed: true)])
+        let failure = SessionFailure(error: .loginTimeout(phase: .features), loginPhase: .features)
+        #expect(driver.actions.suffix(2) == [.close, .ended(failure: failure)])
         #expect(driver.host.recorder.takeSnapshot(start: 0, end: 1).errors == ["timeout-login": 1])
         // Ended: further events are ignored.
         driver.send(.connected)
-        #expect(driver.actions.last == .ended(failed: true))
+        #expect(driver.actions.last == .ended(failure: failure))
     }
 
     @Test func mucJoinUnlocksACreatedRoomAndRetriesALockedOne() throws {
@@ -234,7 +235,7 @@ import XMPPCore
         #expect(driver.actions.last == .closeStream)
         // The server never closes: the logout counts as done after 5 s.
         driver.advance(by: .seconds(5))
-        #expect(driver.actions.last == .ended(failed: false))
+        #expect(driver.actions.last == .ended(failure: nil))
     }
 
     @Test func whileTheSocketDoesNotDrainNoNewStepStartsAndTheDelayCountsInTheCorrectedLatency() throws {

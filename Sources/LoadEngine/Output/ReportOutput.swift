@@ -28,6 +28,7 @@ public final class ReportOutput: RunOutput, @unchecked Sendable {
         let results = MergedResults(
             directory: end.directory.path, manifest: end.manifest, summary: end.summary,
             timeline: timeline)
+        try end.directory.writeForensics(results.total.forensics)
         try end.directory.writeReport(HTMLReport.render(results))
     }
 }

@@ -57,8 +57,8 @@ final class SessionChannelHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         isReading = true
         switch unwrapInboundIn(data) {
-        case .opened:
-            break
+        case .opened(let header):
+            user.connection(self, opened: header)
         case .element(let element):
             user.connection(self, sent: .received(element))
         case .closed:

@@ -1,4 +1,5 @@
 import LoadProfile
+import LoadResults
 import NIOCore
 import SessionCore
 import XMPPCore
@@ -47,6 +48,9 @@ final class VirtualUser {
         return made
     }
     private var hasEnded = false
+    /// The last stanzas while the session is busy (nil while it rests: memory per idle session); offered
+    /// to the loop's failure forensics when a failure ends the session.
+    private var transcript: SessionTranscript?
 
     init(machine: SessionMachine, loop: LoopContext, userIndex: Int, phase: Int, endpoint: Int = 0) {
         self.machine = machine
@@ -74,10 +78,65 @@ final class VirtualUser {
 
     /// Feeds one event to the machine at the loop's current time and performs what it returns.
     func handle(_ event: SessionEvent) {
+        let now = loop.now()
+        note(event, at: now)
         var actions = loop.takeActionBuffer()
-        machine.handle(event, now: loop.now(), into: &actions)
+        machine.handle(event, now: now, into: &actions)
         perform(actions)
         loop.returnActionBuffer(&actions)
+        if transcript != nil, machine.isResting(atLeast: SessionTranscript.restAfter) { transcript = nil }
+    }
+
+    // MARK: - Transcript (failure forensics)
+
+    private func record(_ direction: ForensicStanza.Direction, _ content: SessionTranscript.Content, at instant: SessionInstant? = nil) {
+        guard !hasEnded else { return }
+        let ring: SessionTranscript
+        if let transcript {
+            ring = transcript
+        } else {
+            ring = SessionTranscript()
+            transcript = ring
+        }
+        ring.append(direction, content, at: instant ?? loop.now())
+    }
+
+    /// Keeps what `event` brought in: a stanza from the server, or a connection event.
+    private func note(_ event: SessionEvent, at now: SessionInstant) {
+        switch event {
+        case .received(let element): record(.received, .element(element), at: now)
+        case .streamClosed: record(.received, .streamClose, at: now)
+        case .connected: record(.event, .event("connected"), at: now)
+        case .connectFailed(let failure): record(.event, .event("connect failed: \(failure.kind)"), at: now)
+        case .tlsEstablished: record(.event, .event("TLS established"), at: now)
+        case .streamFailed(let error): record(.event, .event("stream failed: \(error.kind)"), at: now)
+        case .connectionLost(let failure): record(.event, .event(failure.map { "connection lost: \($0.kind)" } ?? "connection closed"), at: now)
+        case .timeoutFired: record(.event, .event("timeout fired"), at: now)
+        case .abort(let error): record(.event, .event("aborted: \(error.kind)"), at: now)
+        case .start, .wakeFired, .stop, .writability, .keepAliveFired, .churn, .keyDerived: break
+        }
+    }
+
+    /// Whether the user holds a transcript now (nil while it rests).
+    var holdsTranscript: Bool { transcript != nil }
+
+    /// The server's stream header arrived on `handler`.
+    func connection(_ handler: SessionChannelHandler, opened header: StreamHeader) {
+        guard handler === connection else { return }
+        record(.received, .serverStreamOpen(header))
+    }
+
+    /// A failure ended the session: its transcript goes to the loop's forensics when the loop still
+    /// wants sessions of its kind (text is made and redacted only then).
+    private func offerForensics(_ failure: SessionFailure) {
+        let kind = failure.error.kind
+        guard loop.recorder.wantsForensics(kind: kind) else { return }
+        loop.recorder.recordForensics(
+            FailedSession(
+                kind: kind, session: serial, account: machine.identity.username, node: machine.identity.node?.label,
+                phase: failure.loginPhase?.rawValue, detail: failure.error.detail,
+                failedAtSeconds: Double(loop.now().nanoseconds) / 1e9,
+                stanzas: transcript?.stanzas(since: machine.sessionStart) ?? []))
     }
 
     /// Starts the session: the machine arms its login timeout and asks for a connection.
@@ -164,15 +223,20 @@ final class VirtualUser {
                 }
                 loop.connector.connect(self)
             case .openStream:
+                record(.sent, .ourStreamOpen(domain: machine.settings.domain))
                 connection?.write(.header(domain: machine.settings.domain))
             case .restartStream:
+                record(.sent, .ourStreamOpen(domain: machine.settings.domain))
                 connection?.restartStream()
                 connection?.write(.header(domain: machine.settings.domain))
             case .send(let element):
+                record(.sent, .element(element))
                 connection?.write(.element(element))
             case .sendRaw(let text):
+                record(.sent, .raw(text))
                 connection?.write(.raw(text))
             case .closeStream:
+                record(.sent, .streamClose)
                 connection?.write(.close)
             case .startTLS:
                 do { try connection?.startTLS(loop.environment.tls) } catch {
@@ -212,14 +276,16 @@ final class VirtualUser {
                 keepAliveTask?.cancel()
                 keepAliveTask = nil
                 closing?.close()
-            case .ended(let failed):
+            case .ended(let failure):
+                if let failure { offerForensics(failure) }
+                transcript = nil
                 hasEnded = true
                 timeoutGeneration &+= 1
                 wakeTask?.cancel()
                 wakeTask = nil
                 keepAliveTask?.cancel()
                 keepAliveTask = nil
-                loop.sessionEnded(self, failed: failed)
+                loop.sessionEnded(self, failed: failure != nil)
             }
         }
     }

@@ -17,12 +17,15 @@ public struct ResultsDirectory: Sendable {
     public static let intervalsFile = "intervals.jsonl"
     public static let summaryFile = "summary.json"
     public static let reportFile = "report.html"
+    /// The first failed sessions per error kind with their last stanzas (`FailureForensics`); written
+    /// only when a session failed.
+    public static let forensicsFile = "forensics.json"
     /// Space set aside for the final files; removed when the report is written.
     public static let reserveFile = ".space-reserve"
     /// Bytes set aside by `create()` (4 MiB: a summary is a few KiB, a report well under 4 MiB).
     public static let reserveBytes = 4 << 20
     /// The files of a run; any of them present means the directory holds a run.
-    public static let runFiles = [manifestFile, intervalsFile, summaryFile, reportFile]
+    public static let runFiles = [manifestFile, intervalsFile, summaryFile, reportFile, forensicsFile]
 
     public init(path: String) { self.path = path }
 
@@ -105,6 +108,19 @@ public struct ResultsDirectory: Sendable {
 
     public func writeSummary(_ summary: RunSummary) throws {
         try write(Self.prettyEncoder.encode(summary), to: Self.summaryFile)
+    }
+
+    /// Writes `forensics.json` (`FailureForensicsFile`) when `forensics` holds any failed session.
+    public func writeForensics(_ forensics: FailureForensics?) throws {
+        guard let forensics, !forensics.isEmpty else { return }
+        // Slashes unescaped: the stanzas' namespaces stay readable (`http://etherx.jabber.org/streams`).
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        try write(encoder.encode(FailureForensicsFile(forensics)), to: Self.forensicsFile)
+    }
+
+    public func readForensics() throws -> FailureForensicsFile {
+        try Self.decoder.decode(FailureForensicsFile.self, from: Data(contentsOf: URL(fileURLWithPath: file(Self.forensicsFile))))
     }
 
     /// Writes the report, the last file of a run: the reserve is released afterwards.

@@ -148,6 +148,10 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var folded: [String: UInt64]?
     /// One example text per error kind, as the server wrote it (`ErrorExamples`); nil when none.
     public var errorExamples: [String: String]?
+    /// Failed logins per phase they failed in (`connect` … `resume`); nil when no login failed.
+    public var loginFailuresByPhase: [String: UInt64]?
+    /// Failed logins per phase and error kind (`LoginFailures`); nil when no login failed.
+    public var loginFailures: [String: [String: UInt64]]?
     /// Failed writes of `intervals.jsonl` (disk full); nil when every write succeeded.
     public var intervalWrites: IntervalWriteFailures?
     public var generator: Generator
@@ -204,6 +208,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
         case errorExamples = "error_examples"
         case intervalWrites = "interval_writes"
         case controlEvents = "control_events"
+        case loginFailuresByPhase = "login_failures_by_phase"
+        case loginFailures = "login_failures"
     }
 
     /// Builds the summary from the run's accumulated snapshot and its intervals. `descriptorLimits`
@@ -257,6 +263,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
         self.notices = notices.isEmpty ? nil : notices
         folded = total.folded
         errorExamples = total.errorExamples
+        loginFailures = total.loginFailures
+        loginFailuresByPhase = total.loginFailures.map(LoginFailures.byPhase)
         generator = Generator(
             cpuSeconds: healths.reduce(0) { $0 + $1.cpuSeconds },
             peakRSSBytes: healths.map { max($0.rssBytes, $0.peakRSSBytes ?? 0) }.max() ?? 0,

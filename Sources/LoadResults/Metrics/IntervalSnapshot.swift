@@ -30,6 +30,10 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
     public var nodes: NodeFigures?
     /// One example server text per error kind (`ErrorExamples`; first seen wins); nil when none.
     public var errorExamples: [String: String]?
+    /// Failed logins by the phase they failed in and their error kind (`login_failures`); nil when none.
+    public var loginFailures: [String: [String: UInt64]]?
+    /// The first failed sessions per error kind with their last stanzas (`FailureForensics`); nil when none.
+    public var forensics: FailureForensics?
     /// Message events for the ledger; not encoded.
     public var messageEvents = MessageEvents()
 
@@ -40,6 +44,8 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
         case loopLag = "loop_lag"
         case health, ledger, rooms, folded, nodes
         case errorExamples = "error_examples"
+        case loginFailures = "login_failures"
+        case forensics
     }
 
     public init(from decoder: any Decoder) throws {
@@ -58,6 +64,8 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
         folded = try container.decodeIfPresent([String: UInt64].self, forKey: .folded)
         nodes = try container.decodeIfPresent(NodeFigures.self, forKey: .nodes)
         errorExamples = try container.decodeIfPresent([String: String].self, forKey: .errorExamples)
+        loginFailures = try container.decodeIfPresent([String: [String: UInt64]].self, forKey: .loginFailures)
+        forensics = try container.decodeIfPresent(FailureForensics.self, forKey: .forensics)
     }
 
     public init(start: Double = 0, end: Double = 0) {
@@ -115,6 +123,8 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
         }
         self.folded = folded.isEmpty ? nil : folded
         errorExamples = ErrorExamples.merge(errorExamples, other.errorExamples)
+        loginFailures = LoginFailures.merge(loginFailures, other.loginFailures)
+        forensics = FailureForensics.merge(forensics, other.forensics)
         for (name, histogram) in other.latency { latency[name, default: LatencyHistogram()].add(histogram) }
         for (name, histogram) in other.serviceLatency { serviceLatency[name, default: LatencyHistogram()].add(histogram) }
         loopLag.add(other.loopLag)
@@ -127,6 +137,7 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
             && lhs.latency == rhs.latency && lhs.serviceLatency == rhs.serviceLatency && lhs.errors == rhs.errors
             && lhs.loopLag == rhs.loopLag && lhs.health == rhs.health && lhs.ledger == rhs.ledger && lhs.rooms == rhs.rooms
             && lhs.folded == rhs.folded && lhs.nodes == rhs.nodes && lhs.errorExamples == rhs.errorExamples
+            && lhs.loginFailures == rhs.loginFailures && lhs.forensics == rhs.forensics
     }
 }
 

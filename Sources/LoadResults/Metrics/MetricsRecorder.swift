@@ -21,6 +21,12 @@ public struct MetricsRecorder {
     private var errorExamples: [String: String] = [:]
     /// Kinds this loop has reported an example for, over the whole run (at most the error-kind cap).
     private var exampleKinds: Set<String> = []
+    /// Failed logins of this interval by phase and kind.
+    private var loginFailures: [String: [String: UInt64]] = [:]
+    /// Failed sessions this loop kept for forensics over the whole run, per kind (decides
+    /// `wantsForensics`: at most `FailureForensics.maxKinds` keys), and those of this interval.
+    private var forensicsKept: [String: Int] = [:]
+    private var forensics = FailureForensics()
 
     public init(registry: MetricRegistry) {
         names = registry.names
@@ -92,6 +98,26 @@ public struct MetricsRecorder {
         ErrorExamples.add(clean, kind: kind, to: &errorExamples)
     }
 
+    /// Counts one login that failed in `phase` (a `LoginPhase` name) with error `kind`; kinds per phase
+    /// are bounded like error kinds (`CardinalityCap`).
+    public mutating func recordLoginFailure(phase: String, kind: String) {
+        LoginFailures.add(phase: phase, kind: kind, count: 1, to: &loginFailures)
+    }
+
+    /// True when this loop still keeps forensics for a session failing with `kind`: it is among the
+    /// first `FailureForensics.sessionsPerKind` of its kind here (and the kind among the first kinds).
+    public func wantsForensics(kind: String) -> Bool {
+        if let kept = forensicsKept[kind] { return kept < FailureForensics.sessionsPerKind }
+        return forensicsKept.count < FailureForensics.maxKinds
+    }
+
+    /// Keeps `session`'s forensics when `wantsForensics(kind:)`; they leave with the interval's snapshot.
+    public mutating func recordForensics(_ session: FailedSession) {
+        guard wantsForensics(kind: session.kind) else { return }
+        forensicsKept[session.kind, default: 0] += 1
+        forensics.offer(session)
+    }
+
     /// The room's key, folded beyond `CardinalityCap.rooms` distinct rooms.
     private mutating func roomKey(_ room: String) -> String {
         let (key, wasFolded) = CardinalityCap.key(
@@ -156,6 +182,10 @@ public struct MetricsRecorder {
         snapshot.nodes = nodes?.takeFigures()
         snapshot.errorExamples = errorExamples.isEmpty ? nil : errorExamples
         errorExamples = [:]
+        snapshot.loginFailures = loginFailures.isEmpty ? nil : loginFailures
+        loginFailures = [:]
+        snapshot.forensics = forensics.isEmpty ? nil : forensics
+        forensics = FailureForensics()
         rooms = [:]
         folded = [:]
         counters = Array(repeating: 0, count: counters.count)

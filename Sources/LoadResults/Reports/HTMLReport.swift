@@ -39,7 +39,9 @@ public enum HTMLReport {
                 + notices.map { "<li><b>\(esc($0.kind))</b> ×\($0.count): \(esc($0.text))</li>" }.joined() + "</ul></div>"
         }
         body += tables(summary)
+        body += loginFailuresSection(summary)
         body += nodesSection(summary.nodes)
+        body += forensicsSection(results.total.forensics)
 
         let time: (IntervalPoint) -> Double = { $0.end }
         let bands = outageBands(summary)
@@ -207,6 +209,7 @@ public enum HTMLReport {
         svg { display: block; margin: 16px 0; max-width: 100%; height: auto; } svg .title { font-weight: 600; font-size: 13px; fill: #0f172a; }
         svg .tick, svg .legend, svg .label { font-size: 11px; fill: #475569; } svg .grid { stroke: #e2e8f0; } svg .axis { stroke: #94a3b8; }
         svg .series { fill: none; stroke-width: 2; } svg .band { fill: #fecaca; fill-opacity: 0.55; } .empty { color: #94a3b8; }
+        table.transcript td { text-align: left; vertical-align: top; } table.transcript code { white-space: pre-wrap; word-break: break-all; font-size: 12px; }
         .regressed { color: #b91c1c; font-weight: 600; } .improved { color: #15803d; font-weight: 600; } .bad { background: #fee2e2; border: 1px solid #ef4444; padding: 8px 12px; border-radius: 6px; }
         </style>
         """

@@ -65,6 +65,19 @@ public enum TextReport {
                 if let hint = ErrorHint.hint(for: kind) { line("    hint: \(hint)") }
             }
         }
+        if let failures = summary.loginFailures, !failures.isEmpty {
+            line()
+            line(
+                "login failures by phase  "
+                    + LoginFailures.orderedPhases(failures).map { "\($0) \(failures[$0]!.values.reduce(0, +))" }.joined(separator: "  "))
+            for phase in LoginFailures.orderedPhases(failures) {
+                let kinds = failures[phase]!
+                line(
+                    "  " + pad(phase, 10)
+                        + kinds.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+                if let hint = LoginFailureHint.hint(phase: phase, kinds: kinds) { line("    hint: \(hint)") }
+            }
+        }
         out += renderNodes(summary.nodes)
         if let writes = summary.intervalWrites {
             line()
