@@ -68,7 +68,11 @@ final class ConsoleProgress: RunOutput {
         if interactive { Console.print("") }
         Console.print("")
         Console.print(TextReport.render(summary), terminator: "")
-        Console.print("results: \(outputDirectory)/summary.json, intervals.jsonl, manifest.json, report.html")
+        // forensics.json exists only when a session failed (the stanzas behind each error kind).
+        let forensics = FileManager.default.fileExists(atPath: "\(outputDirectory)/\(ResultsDirectory.forensicsFile)")
+        Console.print(
+            "results: \(outputDirectory)/summary.json, intervals.jsonl, manifest.json, report.html"
+                + (forensics ? ", \(ResultsDirectory.forensicsFile)" : ""))
     }
 
     static func bar(fraction: Double, width: Int = 20) -> String {
