@@ -68,8 +68,21 @@ final class CapacityRunner: @unchecked Sendable {
         Console.print(
             "each step: \(DurationText.format(setup.warmup)) warm-up + \(DurationText.format(setup.hold)) judged (interval \(DurationText.format(setup.interval))); results: \(directory.path)"
         )
+        var lateNotes: [String] = []
         while case .step(let load, let purpose) = search.next, !interrupted {
             let index = steps.count + 1
+            if let due = ladderStart(index) {
+                // A ladder of several generators: every one starts step k at the same time.
+                let wait = due.timeIntervalSinceNow
+                if wait > 0 {
+                    try await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
+                } else if wait < -1 {
+                    lateNotes.append(
+                        "step \(index) started \(Int((-wait).rounded())) s after its slot: the step before it overran (a longer --step-duration gap is needed)"
+                    )
+                }
+                if interrupted { break }
+            }
             let name = String(format: "%02d-", index) + dimension.short(load).replacingOccurrences(of: "/", with: "per")
             var stepConfiguration = configuration
             stepConfiguration.outputDirectory = (directory.path as NSString).appendingPathComponent("steps/\(name)")
@@ -96,14 +109,33 @@ final class CapacityRunner: @unchecked Sendable {
             steps.append(step)
             Console.print("  " + Self.line(step, rules: setup.rules, dimension: dimension))
             search.record(step.outcome)
-            // After an overload the server may still be draining it: give it a warm-up's time.
-            try await Task.sleep(for: step.outcome == .pass ? Self.pause : Swift.max(Self.pause, setup.warmup))
+            // After an overload the server may still be draining it: give it a warm-up's time (a
+            // ladder waits for its next slot instead).
+            if ladderStart(index + 1) == nil {
+                try await Task.sleep(for: step.outcome == .pass ? Self.pause : Swift.max(Self.pause, setup.warmup))
+            }
         }
-        let result = CapacityResult(
+        var result = CapacityResult(
             search: search, steps: steps, rules: setup.rules, dimension: dimension, warmupSeconds: setup.warmup.seconds,
             stepSeconds: setup.hold.seconds)
+        result.notes += lateNotes
+        if configuration.segment.count > 1 {
+            result.notes.append(
+                "segment \(configuration.segment): this table judges this generator's share of each step; `xmppload report` on every generator's directory judges the whole run's steps"
+            )
+        }
         try write(result)
         return result
+    }
+
+    /// How long one step of a ladder takes at most: warm-up, hold, the graceful stop and 2 s to settle.
+    var ladderSlot: Duration { setup.warmup + setup.hold + setup.gracefulStop + .seconds(2) }
+
+    /// When step `index` (1-based) of a ladder of several generators starts: `--start-at` + (index − 1)
+    /// × `ladderSlot`; nil for a search of one generator.
+    func ladderStart(_ index: Int) -> Date? {
+        guard configuration.segment.count > 1, let startAt = configuration.startAt else { return nil }
+        return startAt.addingTimeInterval(Double(index - 1) * ladderSlot.seconds)
     }
 
     /// `achieved 12.0/s, logins 11.9/s, errors 0 %, login.p99 250 ms — pass`.

@@ -33,7 +33,11 @@ struct CapacityCommand: AsyncParsableCommand {
             --out holds summary.json (`capacity`), intervals.jsonl (every step's
             intervals, tagged `step`), report.html (the knee chart) and
             steps/NN-LOAD/ (each step's run). The run flags (--server, --domain,
-            --accounts, --tls, …) mean what they mean for `run`. See
+            --accounts, --tls, …) mean what they mean for `run`.
+            Several generators: --segment i/N with one absolute --start-at on
+            each climbs one ladder (×--ladder-ratio per step, no bisect, step k
+            at the same time everywhere); `xmppload report DIR…` on their
+            directories merges the steps and finds the knee. See
             docs/CAPACITY.md.
             Exit codes:
               0    a capacity was found (or every step up to --max passed)
@@ -68,6 +72,12 @@ struct CapacityCommand: AsyncParsableCommand {
 
     @Option(help: "Stop bisecting when the last pass and the first fail are this close (relative to the pass), e.g. 5%.")
     var resolution: String = "5%"
+
+    @Option(
+        help:
+            "With --segment: the ladder every generator climbs, ×R per step from --start (default 1.25); the capacity is resolved to R (generators cannot agree on a bisect)."
+    )
+    var ladderRatio: Double = 1.25
 
     @OptionGroup var flags: RunFlags
 
@@ -153,10 +163,16 @@ struct CapacityCommand: AsyncParsableCommand {
             if let problem = catalog.problem(with: threshold) { problems.append("--slo '\(threshold.text)': \(problem.message) (\(problem.hint))") }
             if threshold.isTrend { problems.append("--slo '\(threshold.text)': a trend needs a long run; a capacity step judges levels, not slopes") }
         }
-        if flags.segment != nil {
-            problems.append(
-                "--segment: a capacity search across generators (a fixed ladder every generator runs from the same --start-at, merged by `report`) is not implemented yet; run the search from one generator (docs/CAPACITY.md)"
-            )
+        let segmented = flags.segment.map { $0 != "0/1" } ?? false
+        if segmented {
+            // Generators of one search climb the same ladder at the same times: step k starts at
+            // --start-at + k × slot on every one of them.
+            if flags.startAt == nil || flags.startAt?.hasPrefix("+") == true {
+                problems.append(
+                    "--segment needs an absolute --start-at (RFC 3339, the same on every generator): each step of the ladder starts at the same time on all of them"
+                )
+            }
+            if !(ladderRatio > 1.01 && ladderRatio <= 4) { problems.append("--ladder-ratio must be above 1.01 and at most 4, got \(ladderRatio)") }
         }
         let dimension: CapacityDimension = (definition.plan?.phases.first.map { !$0.model.isOpen } ?? false) ? .sessions : .arrivalRate
         let holdValue = LoadFlags.duration(stepDuration, flag: "--step-duration", problems: &problems)
@@ -201,7 +217,7 @@ struct CapacityCommand: AsyncParsableCommand {
         options.configuration.outputDirectory = flags.out ?? "results/\(RunIdentifier.timestamp())-capacity-\(profileName)"
         let settings = CapacitySearch.Settings(
             start: dimension == .sessions ? startValue.rounded() : startValue, max: maxValue, resolution: resolutionValue,
-            integral: dimension == .sessions)
+            integral: dimension == .sessions, growth: segmented ? ladderRatio : 2, bisects: !segmented)
         return Setup(
             options: options, rules: thresholds.map(VerdictRule.init), dimension: dimension, settings: settings,
             warmup: warmupValue, hold: holdValue, interval: interval, seed: options.plan.seed,

@@ -29,16 +29,27 @@ struct ReportCommand: ParsableCommand {
 
     func run() throws {
         // A capacity search's directory: its table and report.html (its steps are runs under steps/).
-        if let capacity = directories.lazy.compactMap({ CapacityResult.read(from: ResultsDirectory(path: $0)) }).first {
-            guard directories.count == 1 else {
-                FileHandle.standardError.write(
-                    Data("xmppload report: merging capacity searches of several generators is not implemented yet (docs/CAPACITY.md)\n".utf8))
-                throw ExitCode(ExitStatus.usage.rawValue)
+        let searches = directories.compactMap { CapacityResult.read(from: ResultsDirectory(path: $0)) }
+        if !searches.isEmpty {
+            var capacity = searches[0]
+            if directories.count > 1 {
+                // The generators of one ladder (`capacity --segment`): their steps merged and judged again.
+                do { capacity = try CapacityReport.merge(directories: directories, searches: searches) } catch {
+                    FileHandle.standardError.write(Data("xmppload report: \(error)\n".utf8))
+                    throw ExitCode(ExitStatus.usage.rawValue)
+                }
             }
-            let htmlPath = html ?? ResultsDirectory(path: directories[0]).file(ResultsDirectory.reportFile)
+            let htmlPath = html ?? (directories.count == 1 ? ResultsDirectory(path: directories[0]).file(ResultsDirectory.reportFile) : "report.html")
             try Data(capacity.html(title: (directories[0] as NSString).lastPathComponent).utf8).write(
                 to: URL(fileURLWithPath: htmlPath), options: .atomic)
-            Console.print(capacity.table() + capacity.headline + "\nsteps: xmppload report \(directories[0])/steps/NN-…\nhtml report: \(htmlPath)")
+            if json {
+                Console.print(String(decoding: try capacity.summaryFile(), as: UTF8.self))
+                return
+            }
+            Console.print(capacity.table() + capacity.headline)
+            for note in capacity.notes { Console.print("note: \(note)") }
+            Console.print("steps: xmppload report \(directories[0])/steps/NN-…\nhtml report: \(htmlPath)")
+            if capacity.kind == "generator-limited" { throw ExitCode(ExitStatus.notComparable.rawValue) }
             return
         }
         let results: MergedResults

@@ -97,6 +97,58 @@ import Testing
         }
     }
 
+    /// Two generators (`--segment 0/2`, `1/2`, one `--start-at`) climb one ladder (×1.5 from 8/s)
+    /// against a proxy admitting 16/s in all; each judges its share, and `report` on both directories
+    /// merges every step and finds the knee on the run's figures: 12/s (18/s fails).
+    @Test(.timeLimit(.minutes(4)))
+    func twoGeneratorsClimbOneLadderAndReportMergesTheirSteps() async throws {
+        try await LocalServer.with(accounts: 300) { server in
+            let proxy = try DelayProxy(upstreamPort: server.port, delay: .zero, admission: .wait(perSecond: 16))
+            defer { proxy.stop() }
+            let profile = try Self.profile()
+            defer { try? FileManager.default.removeItem(atPath: profile) }
+            let base = VerdictCommandTests.temporaryPath("capacity-ladder")
+            defer { try? FileManager.default.removeItem(atPath: base) }
+            let formatter = ISO8601DateFormatter()
+            let startAt = formatter.string(from: Date().addingTimeInterval(6))
+            let generators = try (0..<2).map { index in
+                try ChildProcess.spawn(
+                    CommandLineTests.binary,
+                    [
+                        "capacity", profile, "--server", "127.0.0.1:\(proxy.port)", "--domain", server.domain, "--accounts", "1-300",
+                        "--password", server.password, "--insecure", "--step-duration", "6s", "--warmup", "2s", "--interval", "1s",
+                        "--slo", "login.p99 < 300ms", "--start", "8", "--max", "40", "--ladder-ratio", "1.5",
+                        "--segment", "\(index)/2", "--start-at", startAt, "--out", "\(base)/gen-\(index)",
+                    ])
+            }
+            defer { generators.forEach { $0.removeLog() } }
+            let statuses = generators.map { $0.wait(timeout: 200) }
+            for (generator, status) in zip(generators, statuses) {
+                #expect(status == 0, "\(generator.output)")
+                #expect(generator.output.contains("segment "), "each table says it judges its share:\n\(generator.output)")
+            }
+            let local = try (0..<2).map { try Self.result("\(base)/gen-\($0)") }
+            // One ladder: the same loads, asked at the same times, climbed only (no bisect, no repeat).
+            #expect(local[0].steps.map(\.asked).prefix(3) == [8, 12, 18], "\(local[0].steps.map(\.asked))")
+            #expect(local.allSatisfy { $0.steps.allSatisfy { $0.purpose == .climb } })
+
+            let report = try CommandLineTests.xmppload(["report", "\(base)/gen-0", "\(base)/gen-1", "--html", "\(base)/merged.html"])
+            #expect(report.status == 0, "\(report.output)")
+            #expect(report.output.contains("merged from 2 generators"), "\(report.output)")
+            let merged = try CommandLineTests.xmppload(["report", "\(base)/gen-0", "\(base)/gen-1", "--json", "--html", "\(base)/merged.html"])
+            let data = try #require(merged.output.data(using: .utf8))
+            let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let capacity = try #require(object["capacity"] as? [String: Any])
+            #expect(capacity["kind"] as? String == "found", "\(report.output)")
+            #expect(capacity["capacity"] as? Double == 12, "\(report.output)")
+            // The merged steps carry the whole run's load: both generators' shares added up.
+            let steps = try #require(capacity["steps"] as? [[String: Any]])
+            let firstAchieved = try #require(steps.first?["achieved"] as? Double)
+            #expect(abs(firstAchieved - 8) <= 1.5, "merged step 1 achieved \(firstAchieved)/s of 8/s:\n\(report.output)")
+            #expect(FileManager.default.fileExists(atPath: "\(base)/merged.html"))
+        }
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func aTypoInARuleIsAUsageErrorWithADidYouMean() throws {
         let profile = try Self.profile()

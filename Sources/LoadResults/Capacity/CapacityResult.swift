@@ -27,6 +27,8 @@ public struct CapacityResult: Sendable, Equatable, Codable {
     public var start: Double
     public var max: Double
     public var resolution: Double
+    /// ×growth per climbing step (2; a ladder's --ladder-ratio); nil in files before it was written.
+    public var growth: Double?
     public var warmupSeconds: Double
     public var stepSeconds: Double
     public var steps: [CapacityStep]
@@ -41,7 +43,7 @@ public struct CapacityResult: Sendable, Equatable, Codable {
         case steppedDown = "stepped_down"
         case rules
         case ruleBounds = "rule_bounds"
-        case start, max, resolution
+        case start, max, resolution, growth
         case warmupSeconds = "warmup_s"
         case stepSeconds = "step_s"
         case steps, notes
@@ -59,6 +61,7 @@ public struct CapacityResult: Sendable, Equatable, Codable {
         start = search.settings.start
         max = search.settings.max
         resolution = search.settings.resolution
+        growth = search.settings.growth
         self.warmupSeconds = warmupSeconds
         self.stepSeconds = stepSeconds
         steppedDown = search.steppedDown
@@ -70,7 +73,11 @@ public struct CapacityResult: Sendable, Equatable, Codable {
         for knee in search.steppedDown {
             notes.append("the knee at \(dimension.short(knee)) failed its repeat; the search stepped down")
         }
-        if search.stoppedEarly {
+        if !search.settings.bisects {
+            notes.append(
+                "a ladder (the generators of one search cannot agree on a bisect): the capacity is resolved to the ×\(CapacityStep.number(search.settings.growth)) between steps, and not repeated"
+            )
+        } else if search.stoppedEarly {
             notes.append(
                 "bisecting stopped after \(search.collapses) collapsed steps, before the \(VerdictUnit.fraction.format(resolution)) resolution: the server was not hammered further"
             )
@@ -116,7 +123,7 @@ public struct CapacityResult: Sendable, Equatable, Codable {
 
     /// What to do when the generator is the limit.
     public static let generatorAdvice =
-        "the server was not measured past this load: give the generator more room (a release build, an idle machine with more cores and --loops, more --source addresses); a search spread over several generators with --segment is planned, not implemented (docs/CAPACITY.md)"
+        "the server was not measured past this load: give the generator more room (a release build, an idle machine with more cores and --loops, more --source addresses); or spread the search over several generators: capacity --segment i/N with one --start-at, then xmppload report on their directories (docs/CAPACITY.md)"
 
     /// The operator that failed: `>` for a `<` rule, `<` for a `>` rule.
     static func failedOperator(_ rule: VerdictRule) -> String {

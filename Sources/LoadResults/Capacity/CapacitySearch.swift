@@ -20,6 +20,9 @@
 ///   overloaded one is merely slow: bisecting goes on).
 /// - A step whose **generator** was the limit ends the search (`.generatorLimited`): no answer.
 /// - A fail (or collapse) at the very first step ends it: `.firstStepFailed`.
+/// - A **ladder** (`bisects` false: generators of one search, `--segment`, which cannot agree on a
+///   bisect) only climbs, ×`growth` per step: the first fail ends it with the last pass as the
+///   capacity, resolved to the growth factor (`.found(resolved: false)`), no repeat.
 ///
 /// Invariants: every asked load is in `start...max`; no load above a failed one is asked after it
 /// failed; the search ends (at most `log2(max/start) + log2(1/resolution) + passes + 2` steps).
@@ -35,14 +38,32 @@ public struct CapacitySearch: Sendable, Equatable {
         public var growth: Double
         /// Collapsed steps after which bisecting stops.
         public var maxCollapses: Int
+        /// False: a fixed ladder that only climbs (several generators, `--segment`).
+        public var bisects: Bool
 
-        public init(start: Double, max: Double, resolution: Double = 0.05, integral: Bool = false, growth: Double = 2, maxCollapses: Int = 2) {
+        public init(
+            start: Double, max: Double, resolution: Double = 0.05, integral: Bool = false, growth: Double = 2, maxCollapses: Int = 2,
+            bisects: Bool = true
+        ) {
             self.start = start
             self.max = max
             self.resolution = resolution
             self.integral = integral
             self.growth = growth
             self.maxCollapses = maxCollapses
+            self.bisects = bisects
+        }
+
+        /// The ladder's loads from `start` (×`growth`, the last one `max`): every step a ladder can ask.
+        public var ladder: [Double] {
+            var loads: [Double] = []
+            var load = CapacitySearch.clamp(start, self)
+            while loads.count < 1000 {
+                loads.append(load)
+                if load >= max { break }
+                load = CapacitySearch.grown(load, self)
+            }
+            return loads
         }
     }
 
@@ -103,6 +124,12 @@ public struct CapacitySearch: Sendable, Equatable {
         next = .step(load: Self.clamp(settings.start, settings), purpose: .climb)
     }
 
+    /// The climb's next load after `load`: ×`growth`, at least one session more for whole sessions.
+    static func grown(_ load: Double, _ settings: Settings) -> Double {
+        let next = clamp(load * settings.growth, settings)
+        return settings.integral && next <= load ? clamp(load + 1, settings) : next
+    }
+
     static func clamp(_ load: Double, _ settings: Settings) -> Double {
         let bounded = Swift.min(Swift.max(load, settings.start), settings.max)
         return settings.integral ? bounded.rounded() : bounded
@@ -129,11 +156,16 @@ public struct CapacitySearch: Sendable, Equatable {
                 if load >= settings.max {
                     next = .done(.reachedMax(load))
                 } else {
-                    next = .step(load: Self.clamp(load * settings.growth, settings), purpose: .climb)
+                    next = .step(load: Self.grown(load, settings), purpose: .climb)
                 }
             } else {
                 firstFail = load
-                next = passes.isEmpty ? .done(.firstStepFailed) : bisectOrConfirm()
+                if !settings.bisects, let low = lastPass {
+                    stoppedEarly = true
+                    next = .done(.found(capacity: low, firstFail: load, resolved: false))
+                } else {
+                    next = passes.isEmpty ? .done(.firstStepFailed) : bisectOrConfirm()
+                }
             }
         case .bisect:
             if passed { passes.append(load) } else { firstFail = Swift.min(firstFail ?? load, load) }

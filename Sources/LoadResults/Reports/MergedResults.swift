@@ -154,6 +154,26 @@ public struct MergedResults: Sendable {
             lines.append(data.split(separator: 0x0A).filter { !$0.isEmpty }.map { Data($0) })
         }
         var timeline = Timeline(loadEnd: manifests.compactMap { $0.plannedLoad?.stopAfterSeconds }.max())
+        for interval in merged(lines) { timeline.add(interval) }
+        return MergedResults(directories: directories, manifests: manifests, summaries: summaries, timeline: timeline)
+    }
+
+    /// The intervals of several results directories (generators of one run), the k-th of each
+    /// merged into one: what `load` builds its timeline from.
+    public static func mergedIntervals(directories: [String]) throws -> [IntervalSnapshot] {
+        let lines = try directories.map { path -> [Data] in
+            let directory = ResultsDirectory(path: path)
+            guard FileManager.default.fileExists(atPath: directory.file(ResultsDirectory.intervalsFile)) else {
+                throw ResultsError.notAResultsDirectory(path)
+            }
+            let data = try Data(contentsOf: URL(fileURLWithPath: directory.file(ResultsDirectory.intervalsFile)))
+            return data.split(separator: 0x0A).filter { !$0.isEmpty }.map { Data($0) }
+        }
+        return merged(lines)
+    }
+
+    private static func merged(_ lines: [[Data]]) -> [IntervalSnapshot] {
+        var intervals: [IntervalSnapshot] = []
         let count = lines.map(\.count).max() ?? 0
         for index in 0..<count {
             var merged: IntervalSnapshot?
@@ -162,9 +182,9 @@ public struct MergedResults: Sendable {
                 guard let snapshot = try? ResultsDirectory.decoder.decode(IntervalSnapshot.self, from: file[index]) else { continue }
                 if merged == nil { merged = snapshot } else { merged!.merge(snapshot) }
             }
-            if let interval = merged { timeline.add(interval) }
+            if let interval = merged { intervals.append(interval) }
         }
-        return MergedResults(directories: directories, manifests: manifests, summaries: summaries, timeline: timeline)
+        return intervals
     }
 }
 
