@@ -12,9 +12,10 @@ extension SessionMachine {
             case .archivedMessage:
                 return host.recorder.increment(.archivedMessages)
             case .notification(let sent):
-                // A notification of an item this run published (its id carries the send time).
+                // A notification of an item this session published: from its own PEP service (its
+                // bare JID), the item id carrying the send time on this generator's clock.
                 let elapsed = now.stampNanoseconds &- sent
-                if sent <= now.stampNanoseconds {
+                if sent <= now.stampNanoseconds, stanza.attribute("from") == identity.bareJID {
                     host.recorder.recordLatency(settings.metrics.pepNotify, correctedNanoseconds: elapsed, serviceNanoseconds: elapsed, node: nil)
                 }
                 return
