@@ -59,16 +59,15 @@ public struct ServerNotice: Codable, Sendable, Equatable {
     ]
 
     /// The notices the counters of `total` call for, in a fixed order; empty when there are none.
+    /// The extension steps' notices as rows of the same shape as `table`.
+    private static let extensionRows: [(counter: Counter, kind: String, text: @Sendable (UInt64, IntervalSnapshot) -> String)] =
+        ExtensionNotice.all.map { notice in (notice.counter, notice.kind, { @Sendable count, _ in notice.text(count) }) }
+
     public static func notices(_ total: IntervalSnapshot) -> [ServerNotice] {
-        let core = table.compactMap { entry in
+        (table + extensionRows).compactMap { entry in
             let count = total.counter(entry.counter)
             return count > 0 ? ServerNotice(kind: entry.kind, count: count, text: entry.text(count, total)) : nil
         }
-        return core
-            + ExtensionNotice.all.compactMap { notice in
-                let count = total.counter(notice.counter)
-                return count > 0 ? ServerNotice(kind: notice.kind, count: count, text: notice.text(count)) : nil
-            }
     }
 }
 

@@ -145,13 +145,9 @@ public struct MergedResults: Sendable {
         var summaries: [RunSummary] = []
         for path in directories {
             let directory = ResultsDirectory(path: path)
-            guard FileManager.default.fileExists(atPath: directory.file(ResultsDirectory.intervalsFile)) else {
-                throw ResultsError.notAResultsDirectory(path)
-            }
+            lines.append(try intervalLines(of: path))
             if let manifest = try? directory.readManifest() { manifests.append(manifest) }
             if let summary = try? directory.readSummary() { summaries.append(summary) }
-            let data = try Data(contentsOf: URL(fileURLWithPath: directory.file(ResultsDirectory.intervalsFile)))
-            lines.append(data.split(separator: 0x0A).filter { !$0.isEmpty }.map { Data($0) })
         }
         var timeline = Timeline(loadEnd: manifests.compactMap { $0.plannedLoad?.stopAfterSeconds }.max())
         for interval in merged(lines) { timeline.add(interval) }
@@ -161,15 +157,15 @@ public struct MergedResults: Sendable {
     /// The intervals of several results directories (generators of one run), the k-th of each
     /// merged into one: what `load` builds its timeline from.
     public static func mergedIntervals(directories: [String]) throws -> [IntervalSnapshot] {
-        let lines = try directories.map { path -> [Data] in
-            let directory = ResultsDirectory(path: path)
-            guard FileManager.default.fileExists(atPath: directory.file(ResultsDirectory.intervalsFile)) else {
-                throw ResultsError.notAResultsDirectory(path)
-            }
-            let data = try Data(contentsOf: URL(fileURLWithPath: directory.file(ResultsDirectory.intervalsFile)))
-            return data.split(separator: 0x0A).filter { !$0.isEmpty }.map { Data($0) }
-        }
-        return merged(lines)
+        merged(try directories.map(intervalLines(of:)))
+    }
+
+    /// The non-empty lines of a results directory's intervals.jsonl (`notAResultsDirectory` without one).
+    private static func intervalLines(of path: String) throws -> [Data] {
+        let file = ResultsDirectory(path: path).file(ResultsDirectory.intervalsFile)
+        guard FileManager.default.fileExists(atPath: file) else { throw ResultsError.notAResultsDirectory(path) }
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        return data.split(separator: 0x0A).filter { !$0.isEmpty }.map { Data($0) }
     }
 
     private static func merged(_ lines: [[Data]]) -> [IntervalSnapshot] {
