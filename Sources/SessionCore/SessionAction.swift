@@ -1,9 +1,13 @@
+import LoadResults
 import XMPPCore
 
-/// One thing a `SessionMachine` asks its virtual user to do with the connection or the clock.
+/// One thing a `SessionMachine` asks its virtual user to do — with the connection, the clock, the
+/// loop's recorder and gauges, or the run's directory of accounts.
 ///
-/// Metrics are not actions: the machine records them into its host's recorder directly (a value on
-/// the same loop), so the engine only performs I/O and timers.
+/// Every effect of an event comes back as a value, in order: I/O and timers, and also what the
+/// session measured (`record`), whether it is a message target (`setOnline`), its gauge moves and
+/// what it learned about the server. The machine writes nothing shared; a test reads everything an
+/// event did from the returned actions.
 public enum SessionAction: Equatable, Sendable {
     /// Open a connection to the server (the machine then expects `connected` or `connectFailed`).
     case connect
@@ -33,6 +37,19 @@ public enum SessionAction: Equatable, Sendable {
     case deriveKey(SCRAMKeyRequest)
     /// Close the connection now.
     case close
+    /// A measurement for the loop's recorder.
+    case record(MetricEffect)
+    /// The session's account is (or is no longer) a target for `to: random` (available presence seen).
+    case setOnline(Bool)
+    /// The session moved between stages (the loop's connecting/online gauges).
+    case stageChanged(from: SessionStage, to: SessionStage)
+    /// The session gives its account back (it ends; `ended` follows).
+    case releaseAccount
+    /// The probing session learned these facts about the server (fields it did not learn are nil).
+    case learned(ServerFacts)
+    /// The probing session's XEP-0202 time query sent at `sent` was answered at `received` with the
+    /// server's `<utc>` text: one clock sample (`ClockOffset`).
+    case clockSample(sent: SessionInstant, received: SessionInstant, utc: String)
     /// The session is over (it already recorded its outcome and gave its account back); `failure` is
     /// nil when it completed, else its error and the login phase it failed in.
     case ended(failure: SessionFailure?)

@@ -4,7 +4,9 @@ import SessionCore
 import Testing
 import XMPPCore
 
-/// A `SessionHost` made of plain values: what a session would share with its event loop.
+/// A `SessionHost` made of plain values — what a session asks of its event loop — plus where the
+/// driver applies the effects the machine returns (recorder, directory, gauges, facts), as the
+/// engine's `VirtualUser` does.
 final class TestHost: SessionHost {
     var recorder: MetricsRecorder
     let keyCache = SCRAMKeyCache()
@@ -14,6 +16,11 @@ final class TestHost: SessionHost {
     var released: [Int] = []
     var connecting = 0
     var onlineGauge = 0
+    var facts = ServerFacts()
+    /// XEP-0202 answers the probing session reported: (sent, received, utc).
+    var timeAnswers: [(sent: SessionInstant, received: SessionInstant, utc: String)] = []
+    /// This generator's clock for stamps (nil: a run of one generator).
+    var stampClock: MessageStamp.Clock?
 
     init(registry: MetricRegistry) {
         recorder = MetricsRecorder(registry: registry)
@@ -25,25 +32,22 @@ final class TestHost: SessionHost {
         online.subtracting([slot]).sorted().first
     }
 
-    func setOnline(_ slot: Int, _ isOnline: Bool) {
-        if isOnline { online.insert(slot) } else { online.remove(slot) }
-    }
-
-    func releaseAccount(_ slot: Int) { released.append(slot) }
-
-    var facts = ServerFacts()
-    func learned(_ more: ServerFacts) { facts.merge(more) }
-    /// XEP-0202 answers the probing session reported: (sent, received, utc).
-    var timeAnswers: [(sent: SessionInstant, received: SessionInstant, utc: String)] = []
-    /// This generator's clock for stamps (nil: a run of one generator).
-    var stampClock: MessageStamp.Clock?
-    func serverTimeAnswered(sent: SessionInstant, received: SessionInstant, utc: String) { timeAnswers.append((sent, received, utc)) }
-
-    func sessionStageChanged(from old: SessionStage, to new: SessionStage) {
-        if old == .connecting { connecting -= 1 }
-        if old == .online { onlineGauge -= 1 }
-        if new == .connecting { connecting += 1 }
-        if new == .online { onlineGauge += 1 }
+    /// Applies an effect the machine of the user in `slot` returned; false for I/O and timer actions.
+    func apply(_ action: SessionAction, slot: Int) -> Bool {
+        switch action {
+        case .record(let effect): effect.apply(to: &recorder)
+        case .setOnline(let isOnline): if isOnline { online.insert(slot) } else { online.remove(slot) }
+        case .releaseAccount: released.append(slot)
+        case .learned(let more): facts.merge(more)
+        case .clockSample(let sent, let received, let utc): timeAnswers.append((sent, received, utc))
+        case .stageChanged(let old, let new):
+            if old == .connecting { connecting -= 1 }
+            if old == .online { onlineGauge -= 1 }
+            if new == .connecting { connecting += 1 }
+            if new == .online { onlineGauge += 1 }
+        default: return false
+        }
+        return true
     }
 }
 
@@ -56,8 +60,11 @@ struct MachineDriver {
     var timeoutAt: SessionInstant?
     var wakeAt: SessionInstant?
     var keepAliveAt: SessionInstant?
-    /// Every action except timer bookkeeping, in order.
+    /// Every action except timer bookkeeping and effects, in order.
     var actions: [SessionAction] = []
+    /// Every effect (measurements, directory, gauges, facts), in order; the driver also applies them
+    /// to `host`.
+    var effects: [SessionAction] = []
     private let parser = StanzaParser()
     private let header: StreamHeader
 
@@ -112,6 +119,7 @@ struct MachineDriver {
     }
 
     private mutating func note(_ action: SessionAction) {
+        if host.apply(action, slot: machine.identity.slot) { return effects.append(action) }
         switch action {
         case .armTimeout(let at): timeoutAt = at
         case .armWake(let at): wakeAt = at

@@ -38,8 +38,8 @@ struct IntervalCollector {
             let bound = contexts[index]
             let snapshot = try await loop.submit { () -> IntervalSnapshot in
                 let context = bound.value
-                context.recorder.setGauge(.online, Int64(context.onlineCount))
-                context.recorder.setGauge(.connecting, Int64(context.connectingCount))
+                context.recorder.setGauge(.online, Int64(context.gauges.online))
+                context.recorder.setGauge(.connecting, Int64(context.gauges.connecting))
                 context.recorder.setGauge(.live, Int64(context.liveSessionCount))
                 return context.recorder.takeSnapshot(start: start, end: end)
             }.get()

@@ -8,7 +8,9 @@ import XMPPCore
 
 /// The state one event loop shares among its sessions: the stanza parser and SCRAM key cache (one
 /// each per loop, see docs/ARCHITECTURE.md), the loop's metrics recorder, timeouts, connector and
-/// live virtual users. It is the `SessionHost` of every session on the loop.
+/// live virtual users — the registry of users, their graceful stop and churn are its own job; the
+/// rest it composes (`ActionBufferPool`, `SessionGauges`, `ProbedFacts`, `FillerBodies`, `KeyDerivations`).
+/// It is the `SessionHost` of every session on the loop: what a session's machine must ask.
 ///
 /// Loop-bound: every member is touched only on `eventLoop`, so nothing here needs a lock, and the
 /// recorder is merged into run-wide snapshots by the collector at interval boundaries.
@@ -29,19 +31,21 @@ final class LoopContext: SessionHost, ByteCountSink {
     /// Live users on this loop, by serial number.
     private(set) var sessions: [Int: VirtualUser] = [:]
     /// Sessions connecting or logging in / logged in, for the gauges.
-    private(set) var connectingCount = 0
-    private(set) var onlineCount = 0
+    var gauges = SessionGauges()
     /// Set when the run's load phase ended: sessions log out after their current step.
     private(set) var isStopping = false
     /// Cached message bodies by size, so `body_size: N` allocates one string per loop.
-    private var fillerBodies: [Int: String] = [:]
+    private let fillerBodies = FillerBodies()
+    let actionBuffers = ActionBufferPool()
+    /// PBKDF2 off the loop, shared by concurrent cache misses.
+    private(set) lazy var keyDerivations = KeyDerivations(eventLoop: eventLoop)
     /// Set by the loop's `ArrivalDriver`: told about every session that ended.
     var sessionEndedHook: ((VirtualUser, Bool) -> Void)?
     private var churnTask: RepeatedTask?
-    /// What the run's probing session (if it is on this loop) learned about the server.
-    private(set) var serverFacts: ServerFacts?
-    /// the probing session's XEP-0202 time samples, if it is on this loop.
-    private(set) var clockSamples: [ClockOffset.Sample] = []
+    /// What the run's probing session (if it is on this loop) learned about the server and its clock.
+    private(set) var probed = ProbedFacts()
+    var serverFacts: ServerFacts? { probed.serverFacts }
+    var clockSamples: [ClockOffset.Sample] { probed.clockSamples }
     private var churnGenerator = SeededGenerator(seed: 0, stream: 0)
     /// `to: random` over the whole run (other segments' sessions from the plan).
     private lazy var targets = WholeRunTargets(
@@ -61,28 +65,6 @@ final class LoopContext: SessionHost, ByteCountSink {
     }
 
     var liveSessionCount: Int { sessions.count }
-
-    // MARK: - Action buffers
-
-    /// Emptied action arrays with their storage, for `VirtualUser.handle`: the machine appends to one,
-    /// the user performs it and gives it back, so handling an event allocates no array. A stack, not one
-    /// buffer, because performing an action can handle another event (a close reports the connection
-    /// lost) before the first buffer is back. At most `maxSpareActionBuffers` are kept.
-    private var spareActionBuffers: [[SessionAction]] = []
-    private static let maxSpareActionBuffers = 8
-
-    func takeActionBuffer() -> [SessionAction] {
-        spareActionBuffers.popLast() ?? []
-    }
-
-    /// Takes `buffer`'s storage back, emptied (`buffer` is left empty): the caller must hold no other
-    /// copy, or emptying it would allocate new storage.
-    func returnActionBuffer(_ buffer: inout [SessionAction]) {
-        guard spareActionBuffers.count < Self.maxSpareActionBuffers else { return }
-        buffer.removeAll(keepingCapacity: true)
-        spareActionBuffers.append([])
-        swap(&spareActionBuffers[spareActionBuffers.count - 1], &buffer)
-    }
 
     // MARK: - Clock
 
@@ -147,87 +129,25 @@ final class LoopContext: SessionHost, ByteCountSink {
         for session in Array(sessions.values) { session.abort(.stoppedAtDeadline) }
     }
 
-    // MARK: - PBKDF2 off the loop
-
-    /// Users waiting for a key derivation, by request: concurrent cache misses for the same
-    /// (password, salt, iterations) — every session at the start of a run — share one PBKDF2.
-    private var derivations: [SCRAMKeyRequest: [VirtualUser]] = [:]
-
-    /// Runs `request`'s PBKDF2 on NIO's thread pool and hands the result to `user` on this loop.
-    func deriveKey(_ request: SCRAMKeyRequest, for user: VirtualUser) {
-        if derivations[request] != nil {
-            derivations[request]!.append(user)
-            return
-        }
-        derivations[request] = [user]
-        let bound = NIOLoopBound(self, eventLoop: eventLoop)
-        NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) { () throws -> SCRAMKeys in
-            try request.derive()
-        }.whenComplete { outcome in
-            let context = bound.value
-            let result: Result<SCRAMKeys, SASLError> = outcome.mapError { error in
-                (error as? SASLError) ?? .crypto("key derivation did not run: \(error)")
-            }
-            for waiting in context.derivations.removeValue(forKey: request) ?? [] {
-                waiting.handle(.keyDerived(result))
-            }
-        }
-    }
-
     // MARK: - SessionHost
 
-    func fillerBody(size: Int) -> String {
-        if let body = fillerBodies[size] { return body }
-        let pattern = Array("xmppload-filler-0123456789 ".utf8)
-        let body = String(decoding: (0..<size).map { pattern[$0 % pattern.count] }, as: UTF8.self)
-        fillerBodies[size] = body
-        return body
-    }
+    func fillerBody(size: Int) -> String { fillerBodies.body(size: size) }
 
     func randomOnlineSlot(excluding slot: Int, using generator: inout SeededGenerator) -> Int? {
         targets.randomOnlineSlot(excluding: slot, at: now(), using: &generator)  // whole run
     }
 
-    func setOnline(_ slot: Int, _ online: Bool) {
-        environment.directory.setOnline(slot, online)
-    }
+    var stampClock: MessageStamp.Clock? { environment.clock.stampClock }
 
-    func releaseAccount(_ slot: Int) {
-        environment.directory.release(slot)
-    }
+    // MARK: - What the probing session learned
 
-    func sessionStageChanged(from old: SessionStage, to new: SessionStage) {
-        switch old {
-        case .connecting: connectingCount -= 1
-        case .online: onlineCount -= 1
-        case .idle, .ended: break
-        }
-        switch new {
-        case .connecting: connectingCount += 1
-        case .online: onlineCount += 1
-        case .idle, .ended: break
-        }
-    }
+    func learned(_ facts: ServerFacts) { probed.learned(facts) }
 
-    /// a clock sample on the wall clock (the session clock's origin placed on it now).
-    func serverTimeAnswered(sent: SessionInstant, received: SessionInstant, utc: String) {
-        guard let server = ClockOffset.serverTime(utc: utc) else { return }
-        let wallNow = Int64(Date().timeIntervalSince1970 * 1e9)
-        let origin = wallNow - now().nanoseconds
-        clockSamples.append(
-            ClockOffset.Sample(
-                sent: origin + sent.nanoseconds, received: origin + received.nanoseconds, server: server.nanoseconds, resolution: server.resolution))
-        if clockSamples.count == SessionMachine.timeQueries, let estimate = ClockOffset.estimate(clockSamples) {
+    /// A clock sample of the probing session; the run's clock takes the estimate once all arrived.
+    func clockSample(sent: SessionInstant, received: SessionInstant, utc: String) {
+        if let estimate = probed.clockSample(sent: sent, received: received, utc: utc, sessionNow: now()) {
             environment.clock.estimated(estimate)
         }
-    }
-
-    var stampClock: MessageStamp.Clock? { environment.clock.stampClock }  //
-
-    func learned(_ facts: ServerFacts) {
-        var known = serverFacts ?? ServerFacts()
-        known.merge(facts)
-        serverFacts = known
     }
 
     // MARK: - ByteCountSink

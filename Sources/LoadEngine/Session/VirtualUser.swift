@@ -80,10 +80,10 @@ final class VirtualUser {
     func handle(_ event: SessionEvent) {
         let now = loop.now()
         note(event, at: now)
-        var actions = loop.takeActionBuffer()
+        var actions = loop.actionBuffers.take()
         machine.handle(event, now: now, into: &actions)
         perform(actions)
-        loop.returnActionBuffer(&actions)
+        loop.actionBuffers.give(back: &actions)
         if transcript != nil, machine.isResting(atLeast: SessionTranscript.restAfter) { transcript = nil }
     }
 
@@ -267,7 +267,7 @@ final class VirtualUser {
                     user.handle(.keepAliveFired)
                 }
             case .deriveKey(let request):
-                loop.deriveKey(request, for: self)
+                loop.keyDerivations.derive(request, for: self)
             case .close:
                 let closing = connection
                 connection = nil
@@ -276,6 +276,18 @@ final class VirtualUser {
                 keepAliveTask?.cancel()
                 keepAliveTask = nil
                 closing?.close()
+            case .record(let effect):
+                effect.apply(to: &loop.recorder)
+            case .setOnline(let online):
+                loop.environment.directory.setOnline(machine.identity.slot, online)
+            case .stageChanged(let old, let new):
+                loop.gauges.moved(from: old, to: new)
+            case .releaseAccount:
+                loop.environment.directory.release(machine.identity.slot)
+            case .learned(let facts):
+                loop.learned(facts)
+            case .clockSample(let sent, let received, let utc):
+                loop.clockSample(sent: sent, received: received, utc: utc)
             case .ended(let failure):
                 if let failure { offerForensics(failure) }
                 transcript = nil
