@@ -44,6 +44,7 @@ extension SessionMachine {
             }
         }
         room?.observe(stanza)
+        if let answer = script.entityCaps?.discoInfoAnswer(to: stanza) { return send(answer) }  // the server asks what our caps mean
         let reaction = AutoResponder.react(to: stanza)
         if let reply = reaction.reply {
             send(reply)

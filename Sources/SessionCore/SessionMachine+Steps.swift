@@ -32,7 +32,7 @@ extension SessionMachine {
             send(StepRequests.roster(roster, id: id) { render($0) })
             expect(.iqResponse(id: id), instruction)
         case .presence(let presence):
-            send(StepRequests.presence(presence) { render($0) })
+            send(StepRequests.presence(presence, caps: script.entityCaps) { render($0) })
             switch presence {
             case .available:
                 // A `to: random` target once the server has taken the presence in: at its echo, or when

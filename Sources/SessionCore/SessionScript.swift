@@ -87,6 +87,10 @@ public final class SessionScript: Sendable {
     public let keepAlive: KeepAlive?
     /// XEP-0198 acks and resumption, when the profile asks for it.
     public let streamManagement: StreamManagement?
+    /// XEP-0115 capabilities the session advertises in its available presence (and answers disco#info
+    /// with): `<node>+notify` for every PEP node the profile publishes to, so the server delivers the
+    /// notifications `pep.notify` times (XEP-0163 §4); nil when the profile publishes nothing.
+    public let entityCaps: EntityCaps?
 
     /// Compiles `profile`, registering every step's metric in `registry`; `overrides` are the command
     /// line's login choices.
@@ -103,6 +107,11 @@ public final class SessionScript: Sendable {
         self.reconnect = reconnect
         keepAlive = profile.keepAlive
         streamManagement = profile.streamManagement
+        let notify = compiler.instructions.compactMap { instruction -> String? in
+            guard case .step(.protocolExtension(.publish(let node, _))) = instruction.operation else { return nil }
+            return node + "+notify"
+        }
+        entityCaps = notify.isEmpty ? nil : EntityCaps(features: notify)
         var options = profile.login
         var timeout = Duration.seconds(30)
         var afterLogin = 0

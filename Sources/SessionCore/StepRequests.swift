@@ -29,11 +29,12 @@ enum StepRequests {
         return Stanza.iq(type: "set", id: id, child: XMLElement("query", namespace: XMPPNamespace.roster, children: [.element(item)]))
     }
 
-    /// The presence a presence step sends. Only `available` waits (for its echo, `Waiting.ownPresence`).
-    static func presence(_ action: PresenceAction, render: (Template) -> String) -> XMLElement {
+    /// The presence a presence step sends (an available one carries `caps`, when given). Only
+    /// `available` waits (for its echo, `Waiting.ownPresence`).
+    static func presence(_ action: PresenceAction, caps: EntityCaps?, render: (Template) -> String) -> XMLElement {
         switch action {
         case .available(let show, let status, let priority):
-            return Stanza.presence(show: show, status: status.map(render), priority: priority)
+            return Stanza.presence(show: show, status: status.map(render), priority: priority, extra: caps.map { [$0.element] } ?? [])
         case .directed(let to, let type, let show, let status):
             return Stanza.presence(to: render(to), type: type, show: show, status: status.map(render))
         case .unavailable(let status):

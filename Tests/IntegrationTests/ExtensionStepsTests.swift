@@ -27,6 +27,9 @@ import Testing
             for metric in ["carbons.enable", "mam.query", "pep.publish"] {
                 #expect((latency[metric] as? [String: Any])?["count"] as? Int == 10, "\(metric): \(latency.keys.sorted())")
             }
+            // The sessions advertise `+notify` (XEP-0115) and answer Prosody's disco#info: each one's own
+            // notification comes back and is timed.
+            #expect(((latency["pep.notify"] as? [String: Any])?["count"] as? Int ?? 0) >= 10, "\(latency.keys.sorted())")
             #expect(summary["notices"] == nil || (summary["notices"] as? [Any])?.isEmpty == true, "\(output)")
             // Each MAM page brought the messages the session sent and received before it.
             #expect(try Jabberd2InteropTests.intervalCounter(out, "mam_messages") > 0)

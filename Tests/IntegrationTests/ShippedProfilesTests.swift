@@ -65,7 +65,6 @@ import Testing
                     #expect((summary.latencyMilliseconds[metric]?.count ?? 0) >= 20 || said.contains(notice), "\(row): \(metric) \(said)")
                 }
                 #expect(summary.messages.sent > 0 && summary.messages.received > 0, "\(row)")
-                #expect(summary.messages.sent > 0 && summary.messages.received > 0, "\(row)")
             case "muc":
                 #expect(summary.latencyMilliseconds["muc.join"]?.count == 20, "\(row): \(summary.latencyMilliseconds.keys)")
                 // 12 s of load is enough to join and (after 10 s) start sending; receipts arrive (a groupchat in

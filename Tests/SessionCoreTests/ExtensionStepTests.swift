@@ -118,6 +118,27 @@ import XMPPCore
         #expect(Self.snapshot(driver).latency["pep.notify"] == nil, "no new reading since the last snapshot")
     }
 
+    @Test func aPublishingSessionAdvertisesNotifyAndAnswersTheServersDiscoInfo() throws {
+        var driver = try MachineDriver(
+            profile: SessionMachineTests.profile("  - login\n  - presence: available\n  - pep: {node: 'urn:example:n'}\n  - stay_online"))
+        try driver.logIn()
+        let presence = try #require(driver.sent().last)
+        let caps = try #require(driver.machine.script.entityCaps)
+        #expect(caps.features.contains("urn:example:n+notify"))
+        #expect(presence.firstChild(named: "c", namespace: EntityCaps.namespace)?.attribute("ver") == caps.ver)
+        // The server asks what the caps mean (XEP-0115 §6.2): the machine answers, nothing is rejected.
+        try driver.receive(
+            "<iq type='get' id='disco1' from='user1@load.test' to='user1@load.test/r1'><query xmlns='http://jabber.org/protocol/disco#info' node='\(EntityCaps.node)#\(caps.ver)'/></iq>"
+        )
+        let answer = try #require(driver.sent().last)
+        #expect(answer.attribute("type") == "result" && answer.attribute("id") == "disco1")
+        // A profile that publishes nothing advertises nothing.
+        var plain = try MachineDriver(profile: SessionMachineTests.profile("  - login\n  - presence: available\n  - stay_online"))
+        try plain.logIn()
+        #expect(plain.machine.script.entityCaps == nil)
+        #expect(try #require(plain.sent().last).firstChild(named: "c", namespace: EntityCaps.namespace) == nil)
+    }
+
     @Test(arguments: ["t123-q1", "t0-x"])
     func itemIDsCarryTheirSendTime(id: String) {
         let sent = ExtensionRequests.sentNanoseconds(ofItemID: id)
