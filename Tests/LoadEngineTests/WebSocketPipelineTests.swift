@@ -21,12 +21,9 @@ import XMPPCore
     /// A WebSocket session (login, presence, logout) on `PipelineHarness`; the run's TLS mode is the
     /// default (starttls): over WebSocket the login must skip it.
     static func harness() throws -> PipelineHarness {
-        try PipelineHarness(
-            profile: """
-                name: ws
-                login: {sasl: PLAIN, resource: r1}
-                steps: [login, {presence: available}, logout]
-                """, endpoint: endpoint, requestKey: requestKey)
+        let steps = "[login, {presence: available}, logout]"
+        return try PipelineHarness(
+            profile: "name: ws\nlogin: {sasl: PLAIN, resource: r1}\nsteps: \(steps)\n", endpoint: endpoint, requestKey: requestKey)
     }
 
     /// An unmasked server frame (FIN set) carrying `text`.

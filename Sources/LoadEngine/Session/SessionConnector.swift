@@ -1,5 +1,6 @@
 import LoadProfile
 import NIOCore
+import NIOWebSocket
 import SessionCore
 
 /// Opens connections for virtual users: the transport under the session. A connector builds the
@@ -43,14 +44,20 @@ final class SessionConnector: UserConnecting {
             case .known(let resumeAt): address = resumeAt ?? address
             }
         }
+        let transport: SessionPipeline.Transport
         switch web?.transport {
-        case nil, .tcp: context.recorder.increment(.connectionsTCP)
-        case .webSocket: context.recorder.increment(.connectionsWebSocket)
-        case .bosh: context.recorder.increment(.connectionsBOSH)
-        }
-        // A BOSH session's second connection goes to the same address as its first (same node).
-        let transport = SessionPipeline.Transport.of(web) { [unowned self] codec in
-            self.openSecondary(for: codec, endpoint: web!, at: address)
+        case nil, .tcp:
+            context.recorder.increment(.connectionsTCP)
+            transport = .tcp
+        case .webSocket:
+            context.recorder.increment(.connectionsWebSocket)
+            transport = .webSocket(web!, requestKey: NIOWebSocketClientUpgrader.randomRequestKey())
+        case .bosh:
+            context.recorder.increment(.connectionsBOSH)
+            // The session's second connection goes to the same address as its first (same node).
+            transport = .bosh(web!, firstRID: UInt64.random(in: 1...(1 << 40))) { [unowned self, address] codec in
+                self.openSecondary(for: codec, endpoint: web!, at: address)
+            }
         }
         let bound = NIOLoopBound(user, eventLoop: context.eventLoop)
         bootstraps.connect(.session(user, transport), to: address).whenFailure { error in

@@ -39,16 +39,6 @@ enum SessionPipeline {
         case webSocket(WeightedEndpoint, requestKey: String)
         /// `openSecondary` opens the codec's second connection when the codec first needs it.
         case bosh(WeightedEndpoint, firstRID: UInt64, openSecondary: (BOSHCodec) -> Void)
-
-        /// The transport of `endpoint` (nil: plain TCP), with a random request key or first rid.
-        static func of(_ endpoint: WeightedEndpoint?, openSecondary: @escaping (BOSHCodec) -> Void) -> Transport {
-            guard let endpoint else { return .tcp }
-            switch endpoint.transport {
-            case .webSocket: return .webSocket(endpoint, requestKey: NIOWebSocketClientUpgrader.randomRequestKey())
-            case .bosh: return .bosh(endpoint, firstRID: UInt64.random(in: 1...(1 << 40)), openSecondary: openSecondary)
-            case .tcp: return .tcp
-            }
-        }
     }
 
     /// Builds this pipeline on `channel` (before or after it connected), bottom to top.
