@@ -22,6 +22,8 @@ final class SessionConnector: UserConnecting {
     private lazy var bootstraps = LoopBootstraps(context: context)
     private var addresses: ResolvedEndpoints.LoopCopy
     private let resumeLocations: ResumeLocations
+    /// Users whose connect waits for their resumption location's lookup.
+    private var waitingForLocation: Set<ObjectIdentifier> = []
 
     init(context: LoopContext) {
         self.context = context
@@ -36,11 +38,17 @@ final class SessionConnector: UserConnecting {
         // Web transports have no fallback order: always the session's endpoint.
         var address = addresses.address(web == nil ? user.connectTarget : user.endpoint, in: environment.resolvedEndpoints)
         if web == nil, user.isFirstTry, let location = user.machine.resumeLocation {
+            // Already waiting for a lookup (its login timed out and it connects again meanwhile): the
+            // lookup's continuation connects it, once.
+            guard !waitingForLocation.contains(ObjectIdentifier(user)) else { return }
             let lookup = resumeLocations.address(of: location, defaultPort: address.port ?? 5222) { [unowned self] in
+                self.waitingForLocation.remove(ObjectIdentifier(user))
                 if !user.machine.isEnded { self.connect(user) }
             }
             switch lookup {
-            case .pending: return
+            case .pending:
+                waitingForLocation.insert(ObjectIdentifier(user))
+                return
             case .known(let resumeAt): address = resumeAt ?? address
             }
         }
