@@ -2,8 +2,10 @@ import Foundation
 import LoadProfile
 import NIOCore
 import NIOPosix
+import SessionCore
 import Synchronization
 import Testing
+import XMPPCore
 
 @testable import LoadEngine
 
@@ -152,6 +154,60 @@ import Testing
         }
         #expect(resolved.snapshot().addresses[0].ipAddress == "127.0.0.6")
         #expect(resolved.snapshot().generation == 1)
+    }
+
+    /// The real connector on a real loop: a connection opened after the set was swapped goes to the
+    /// new address (two loopback listeners on one port stand for one name's old and new address).
+    @Test(.timeLimit(.minutes(1)))
+    func theConnectorOpensNewConnectionsAtTheSwappedAddress() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let accepted = Shared<[String]>([])
+        func listen(on host: String, port: Int) async throws -> any Channel {
+            try await ServerBootstrap(group: group).childChannelInitializer { channel in
+                accepted.update { $0.append(host) }
+                return channel.eventLoop.makeSucceededVoidFuture()
+            }.bind(host: host, port: port).get()
+        }
+        let old = try await listen(on: "127.0.0.2", port: 0)
+        let port = try #require(old.localAddress?.port)
+        let new = try await listen(on: "127.0.0.3", port: port)
+        let loop = group.next()
+        let definition = try ProfileLoader.load(yaml: "name: idle\nlogin: {sasl: PLAIN, tls: none}\nsteps: [login, stay_online]\n", file: "idle.yaml")
+        let configuration = RunConfiguration(
+            host: "node.test", port: port, domain: "load.test", accounts: 1...2, password: "secret", tls: TLSMode.none,
+            outputDirectory: "/tmp/unused")
+        let environment = RunEnvironment(
+            configuration: configuration, runID: "swap", server: try SocketAddress(ipAddress: "127.0.0.2", port: port), tls: nil,
+            definition: definition, seed: 1, clockOrigin: .now())
+        let context = try await loop.submit {
+            NIOLoopBound(LoopContext(eventLoop: loop, environment: environment, loopIndex: 0), eventLoop: loop)
+        }.get()
+        func startSession(_ slot: Int) async throws {
+            _ = environment.directory.claim(slot)
+            try await loop.submit {
+                let context = context.value
+                let identity = SessionIdentity(
+                    serial: slot, slot: slot, accountNumber: slot + 1, username: "user\(slot + 1)", bareJID: "user\(slot + 1)@load.test")
+                let machine = SessionMachine(
+                    identity: identity, script: environment.scripts[0], settings: environment.settings, host: context,
+                    generator: SeededGenerator(seed: 1, stream: UInt64(slot)), intendedStart: context.now())
+                context.start(VirtualUser(machine: machine, loop: context, userIndex: slot, phase: 0))
+            }.get()
+        }
+        func waitForConnections(_ count: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while accepted.value.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        try await startSession(0)
+        try await waitForConnections(1)
+        #expect(accepted.value == ["127.0.0.2"])
+        #expect(environment.resolvedEndpoints.replace(with: [try SocketAddress(ipAddress: "127.0.0.3", port: port)]) == [0])
+        try await startSession(1)
+        try await waitForConnections(2)
+        #expect(accepted.value == ["127.0.0.2", "127.0.0.3"], "the second session connects to the new address")
+        try await old.close()
+        try await new.close()
+        try await group.shutdownGracefully()
     }
 
     // MARK: - Resumption locations
