@@ -1,9 +1,12 @@
 import Foundation
+import LoadEngine
+import LoadProfile
 import LoadResults
 import Testing
 
-/// The cluster flags of `xmppload run`: every problem at once (exit 2), and a real run that waits for
-/// `--start-at`, carries `--run-id` and applies `--var`.
+/// The cluster flags of `xmppload run`: every problem at once (exit 2), a server name that does not
+/// resolve (the run fails at start, naming it), and a real run that waits for `--start-at`, carries
+/// `--run-id` and applies `--var`.
 @Suite(.serialized) struct ClusterFlagsTests {
     @Test func everyClusterFlagProblemAtOnce() throws {
         let result = try CommandLineTests.xmppload([
@@ -45,19 +48,15 @@ import Testing
                 "--source", "127.0.0.2,127.0.0.3", "--insecure", "--plain", "--out", out,
             ])
         defer { child.removeLog() }
-        // While everyone is online: whose connections are they?
-        Thread.sleep(forTimeInterval: 5)
-        var sources: Set<String> = []
-        for port in [a.port, b.port] {
-            let ss = try ChildProcess.spawn("/usr/bin/ss", ["-Htn", "state", "established", "( dport = :\(port) )"])
-            _ = ss.wait(timeout: 10)
-            for line in ss.output.split(separator: "\n") {
-                // Local Address:Port is the third column without -H's state column: Recv-Q Send-Q Local Peer.
-                let columns = line.split(separator: " ", omittingEmptySubsequences: true)
-                if columns.count >= 3, let colon = columns[2].lastIndex(of: ":") { sources.insert(String(columns[2][..<colon])) }
-            }
-            ss.removeLog()
+        // Once everyone is connected (polled, with a deadline inside the run's 8 s): whose
+        // connections are they?
+        var (connections, sources) = try Self.established(toPorts: [a.port, b.port])
+        let deadline = Date().addingTimeInterval(7)
+        while connections.count < 30, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.2)
+            (connections, sources) = try Self.established(toPorts: [a.port, b.port])
         }
+        #expect(connections.count == 30, "\(connections.count) connections established before the deadline")
         let status = child.wait(timeout: 60)
         #expect(status == 0, "\(child.output)")
         #expect(sources == ["127.0.0.2", "127.0.0.3"], "connections came from \(sources)")
@@ -69,6 +68,60 @@ import Testing
         }
         let (onA, onB) = (try logins(a), try logins(b))
         #expect(onA == 20 && onB == 10, "A \(onA), B \(onB)")
+    }
+
+    /// The established TCP connections to `ports` on this machine (`ss`): each one's local
+    /// address:port, and the set of local addresses they come from.
+    static func established(toPorts ports: [Int]) throws -> (connections: [String], sources: Set<String>) {
+        var connections: [String] = []
+        var sources: Set<String> = []
+        for port in ports {
+            let ss = try ChildProcess.spawn("/usr/bin/ss", ["-Htn", "state", "established", "( dport = :\(port) )"])
+            _ = ss.wait(timeout: 10)
+            for line in ss.output.split(separator: "\n") {
+                // Local Address:Port is the third column without -H's state column: Recv-Q Send-Q Local Peer.
+                let columns = line.split(separator: " ", omittingEmptySubsequences: true)
+                if columns.count >= 3, let colon = columns[2].lastIndex(of: ":") {
+                    connections.append(String(columns[2]))
+                    sources.insert(String(columns[2][..<colon]))
+                }
+            }
+            ss.removeLog()
+        }
+        return (connections, sources)
+    }
+
+    /// A server name that does not resolve fails the run at start, named, before any session starts
+    /// or any result is written. The name has a 70-byte label, which the C library refuses before
+    /// asking a DNS server, so no query leaves this machine.
+    @Test(.timeLimit(.minutes(1)))
+    func aServerNameThatDoesNotResolveFailsTheRunAtStartNamingIt() async throws {
+        let name = "no-such-node-" + String(repeating: "x", count: 57) + ".test"
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-bad-name-\(UUID().uuidString.prefix(6))").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try CommandLineTests.xmppload([
+            "run", "profiles/idle.yaml", "--server", "127.0.0.1:5222", "--server", "\(name):5222", "--domain", "load.test",
+            "--password", "secret", "--accounts", "1-2", "--sessions", "2", "--duration", "2s", "--plain", "--out", out,
+        ])
+        // RunCommand reports any error of `LoadRun.run` as "the run failed" (exit 1); the error names the endpoint.
+        #expect(result.status != 0, "\(result.output)")
+        #expect(result.output.contains("1 of 2 server endpoint(s) do not resolve: \(name):5222"), "\(result.output)")
+        #expect(!FileManager.default.fileExists(atPath: "\(out)/summary.json"), "no run happened")
+
+        // The engine itself: the error names every bad endpoint; nothing is written.
+        let engineOut = out + "-engine"
+        defer { try? FileManager.default.removeItem(atPath: engineOut) }
+        let definition = try ProfileLoader.load(yaml: "name: t\nsteps: [login, stay_online]\n", file: "t.yaml")
+        let configuration = RunConfiguration(
+            host: name, port: 5222, domain: "load.test", accounts: 1...2, password: "secret", outputDirectory: engineOut)
+        let run = LoadRun(configuration: configuration, definition: definition, plan: .closed(sessions: 2, ramp: .zero, duration: .seconds(1)))
+        do {
+            _ = try await run.run()
+            Issue.record("the run started with an unresolvable server name")
+        } catch let error as EndpointResolutionError {
+            #expect(error.unresolved.map(\.endpoint) == ["\(name):5222"])
+        }
+        #expect(!FileManager.default.fileExists(atPath: engineOut), "the results directory is not even made")
     }
 
     @Test(.timeLimit(.minutes(2)))

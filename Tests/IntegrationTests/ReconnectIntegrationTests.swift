@@ -37,10 +37,12 @@ import XMPPCore
             plan: .closed(sessions: sessions, ramp: .seconds(2), duration: .seconds(25)))
         let watcher = OnlineWatcher()
         async let summary = run.run(outputs: [watcher])
-        // Once everyone is online, the server goes away for ~3 s.
+        // Once everyone is online (polled), the server goes away for ~3 s.
         let allOnline = try await watcher.waitUntilOnline(sessions, within: .seconds(12))
         #expect(allOnline, "every session was online before the restart")
         _ = try LocalServer.run(["down", "--dir", server.directory])
+        // This sleep is the thing under test, not a wait for a condition: the outage's length. Three
+        // seconds span several reconnect attempts (500 ms, backing off to 2 s) refused by the dead port.
         try await Task.sleep(for: .seconds(3))
         _ = try LocalServer.run(["up", "--dir", server.directory, "--port", String(server.port), "--accounts", String(sessions)])
         let result = try await summary

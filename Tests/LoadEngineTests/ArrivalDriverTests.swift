@@ -29,8 +29,7 @@ import XMPPCore
             let channel = EmbeddedChannel(loop: loop)
             channels.append(channel)
             do {
-                try channel.pipeline.syncOperations.addHandlers(
-                    SessionChannelHandler.pipeline(for: user, loop: context))
+                try SessionPipeline.session(user, .tcp).install(on: channel, context: context)
                 try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 5222)).wait()
             } catch {
                 user.connectFailed(ConnectionFailure(error))
@@ -112,7 +111,11 @@ import XMPPCore
             Thread.sleep(forTimeInterval: 2.2)  // the loop is blocked; the first arrival's timer fires late
             return NIOLoopBound((context, driver), eventLoop: loop)
         }.get()
-        try await Task.sleep(for: .seconds(2))
+        // Poll, with a deadline, until every arrival of the 3 s ramp came due.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try await !loop.submit({ bound.value.1.isExhausted }).get(), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         let (dropped, started, exhausted) = try await loop.submit {
             let snapshot = bound.value.0.recorder.takeSnapshot(start: 0, end: 1)
             return (snapshot.counter(.droppedArrivals), snapshot.counter(.sessionsStarted), bound.value.1.isExhausted)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import LoadEngine
 
-/// The end of a BOSH session on the real pipeline (`BOSHPipelineTests.Harness`: two `EmbeddedChannel`s,
+/// The end of a BOSH session on the real pipeline (`PipelineHarness`: two `EmbeddedChannel`s,
 /// a virtual time loop), replaying what Prosody 0.12.3's mod_bosh answered in a recorded session: at
 /// logout it answers the held long poll with the terminate body (and the presence echo) and then the
 /// terminate request itself. The session may close its connections only once both are answered, so a
@@ -56,7 +56,7 @@ import Testing
     /// Plays the transcript up to the two logout answers: each client line must be the next request
     /// on its connection (the profile thinks 1 s before logging out: time advances while the client
     /// has not written the line yet), each server line before the logout is answered.
-    static func playUntilLogoutAnswers(_ harness: BOSHPipelineTests.Harness) throws -> [Line] {
+    static func playUntilLogoutAnswers(_ harness: PipelineHarness) throws -> [Line] {
         harness.context.start(harness.user)
         var pending: [Int: [String]] = [0: [], 1: []]
         let logoutAnswers = Array(lines.filter { !$0.client }.suffix(2))
@@ -110,7 +110,7 @@ import Testing
 
     @Test(arguments: rows)
     func aCleanLogoutCountsEveryRequestAnsweredOrUnanswered(row: Row) throws {
-        let harness = try BOSHPipelineTests.Harness()
+        let harness = try BOSHPipelineTests.harness()
         let answers = try Self.playUntilLogoutAnswers(harness)
         #expect(!harness.user.machine.isEnded)
         for slot in row.answeredSlots {
@@ -134,7 +134,6 @@ import Testing
         #expect(snapshot.errors.keys.allSatisfy { $0 == BOSHCodec.unansweredKind }, "\(snapshot.errors)")
         // Both connections are closed once the session ended.
         #expect(!harness.channels[0].isActive && !harness.channels[1].isActive)
-        _ = try? harness.channels[0].finish(acceptAlreadyClosed: true)
-        _ = try? harness.channels[1].finish(acceptAlreadyClosed: true)
+        harness.finishIgnoringLeftovers()
     }
 }

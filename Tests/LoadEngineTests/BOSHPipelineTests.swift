@@ -15,98 +15,15 @@ import XMPPCore
 @Suite struct BOSHPipelineTests {
     static let endpoint = WeightedEndpoint(host: "127.0.0.1", port: 5280, transport: .bosh(secure: false, path: "/http-bind"))
 
-    /// Installs the BOSH pipeline on the first embedded channel; the second connection is the
-    /// second embedded channel.
-    final class EmbeddedBOSHConnector: UserConnecting {
-        let channels: [EmbeddedChannel]
-        unowned let context: LoopContext
-
-        init(channels: [EmbeddedChannel], context: LoopContext) {
-            self.channels = channels
-            self.context = context
-        }
-
-        func connect(_ user: VirtualUser) {
-            let second = channels[1]
-            let context = self.context
-            do {
-                try BOSHConnector.install(on: channels[0], for: user, endpoint: BOSHPipelineTests.endpoint, context: context, firstRID: 1000) {
-                    codec in
-                    do {
-                        try BOSHConnector.addHTTPHandlers(to: second, endpoint: BOSHPipelineTests.endpoint, context: context)
-                        try second.pipeline.syncOperations.addHandler(BOSHSecondaryHandler(codec: codec))
-                        try second.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 5280)).wait()
-                    } catch {
-                        codec.secondaryFailed(ConnectionFailure(error))
-                    }
-                }
-                try channels[0].connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 5280)).wait()
-            } catch {
-                user.connectFailed(ConnectionFailure(error))
-            }
-        }
-    }
-
-    final class Harness {
-        let loop = EmbeddedEventLoop()
-        let channels: [EmbeddedChannel]
-        let context: LoopContext
-        let user: VirtualUser
-
-        init() throws {
-            let definition = try ProfileLoader.load(
-                yaml: """
-                    name: bosh
-                    login: {sasl: PLAIN, resource: r1}
-                    steps: [login, {presence: available}, {think: 1s}, logout]
-                    """, file: "bosh.yaml")
-            var configuration = RunConfiguration(
-                host: "127.0.0.1", port: 5280, domain: "load.test", accounts: 1...10,
-                password: "secret", outputDirectory: "/tmp/unused")
-            configuration.endpoints = [BOSHPipelineTests.endpoint]
-            let environment = RunEnvironment(
-                configuration: configuration, runID: "test-run",
-                server: try SocketAddress(ipAddress: "127.0.0.1", port: 5280), tls: nil,
-                definition: definition, seed: 1, clockOrigin: loop.now)
-            context = LoopContext(eventLoop: loop, environment: environment, loopIndex: 0)
-            channels = [EmbeddedChannel(loop: loop), EmbeddedChannel(loop: loop)]
-            context.connector = EmbeddedBOSHConnector(channels: channels, context: context)
-            let identity = SessionIdentity(serial: 0, slot: 0, accountNumber: 1, username: "user1", bareJID: "user1@load.test")
-            _ = environment.directory.claim(0)
-            let rng = SeededGenerator(seed: 1, stream: 0)
-            let machine = SessionMachine(
-                identity: identity, script: environment.script(profile: 0, endpoint: 0), settings: environment.settings,
-                host: context, generator: rng, intendedStart: context.now())
-            user = VirtualUser(machine: machine, loop: context, userIndex: 0, phase: 0)
-        }
-
-        /// The request bodies the client wrote on connection `slot` since the last call, checking
-        /// each is a POST to the endpoint's path.
-        func requests(on slot: Int) throws -> [String] {
-            var text = ""
-            while let buffer = try channels[slot].readOutbound(as: ByteBuffer.self) {
-                text += String(buffer: buffer)
-            }
-            var bodies: [String] = []
-            for request in text.components(separatedBy: "POST /http-bind HTTP/1.1\r\n").dropFirst() {
-                let parts = request.components(separatedBy: "\r\n\r\n")
-                #expect(parts.count == 2 && parts[0].contains("Content-Type: text/xml; charset=utf-8"), "\(request)")
-                bodies.append(parts.count == 2 ? parts[1] : "")
-            }
-            return bodies
-        }
-
-        /// The server answers the oldest outstanding request on connection `slot` with `body`.
-        func respond(on slot: Int, _ body: String) throws {
-            let bytes = Array(body.utf8)
-            let http = "HTTP/1.1 200 OK\r\nContent-Type: text/xml; charset=utf-8\r\nContent-Length: \(bytes.count)\r\n\r\n"
-            try channels[slot].writeInbound(channels[slot].allocator.buffer(bytes: Array(http.utf8) + bytes))
-            loop.run()
-        }
-
-        func snapshot() -> IntervalSnapshot {
-            context.recorder.takeSnapshot(start: 0, end: 1)
-        }
+    /// A BOSH session (login, presence, a 1 s think, logout) on `PipelineHarness`, first rid 1000;
+    /// the run's TLS mode is the default (starttls): over BOSH the transport decides.
+    static func harness() throws -> PipelineHarness {
+        try PipelineHarness(
+            profile: """
+                name: bosh
+                login: {sasl: PLAIN, resource: r1}
+                steps: [login, {presence: available}, {think: 1s}, logout]
+                """, endpoint: endpoint, firstRID: 1000)
     }
 
     static let features =
@@ -117,7 +34,7 @@ import XMPPCore
     }
 
     @Test func createLogInOverTwoConnectionsAndTerminate() throws {
-        let harness = try Harness()
+        let harness = try Self.harness()
         harness.context.start(harness.user)
         // Session creation on the first connection: rid 1000, no STARTTLS later (the run's default
         // TLS mode is starttls; over BOSH the transport decides).
@@ -178,8 +95,7 @@ import XMPPCore
         #expect(snapshot.latency["bosh.poll"]?.count == 2)
         #expect(snapshot.latency["bosh.request"]?.count == 6)
         #expect(snapshot.latency["login.tls"] == nil)
-        _ = try? harness.channels[0].finish(acceptAlreadyClosed: true)
-        _ = try? harness.channels[1].finish(acceptAlreadyClosed: true)
+        harness.finishIgnoringLeftovers()
     }
 
     @Test(arguments: [
@@ -191,7 +107,7 @@ import XMPPCore
         ),
     ])
     func aFailedCreationEndsTheSessionWithATypedError(response: String, kind: String) throws {
-        let harness = try Harness()
+        let harness = try Self.harness()
         harness.context.start(harness.user)
         _ = try harness.requests(on: 0)
         try harness.channels[0].writeInbound(harness.channels[0].allocator.buffer(string: response))
@@ -199,6 +115,28 @@ import XMPPCore
         let snapshot = harness.snapshot()
         #expect(snapshot.errors == [kind: 1], "\(snapshot.errors)")
         #expect(snapshot.counter(.sessionsFailed) == 1)
-        _ = try? harness.channels[0].finish(acceptAlreadyClosed: true)
+        harness.finishIgnoringLeftovers()
+    }
+}
+
+extension PipelineHarness {
+    /// The request bodies the client wrote on connection `slot` since the last call, checking each
+    /// is a POST to `/http-bind`.
+    func requests(on slot: Int) throws -> [String] {
+        let text = String(decoding: try clientBytes(on: slot), as: UTF8.self)
+        var bodies: [String] = []
+        for request in text.components(separatedBy: "POST /http-bind HTTP/1.1\r\n").dropFirst() {
+            let parts = request.components(separatedBy: "\r\n\r\n")
+            #expect(parts.count == 2 && parts[0].contains("Content-Type: text/xml; charset=utf-8"), "\(request)")
+            bodies.append(parts.count == 2 ? parts[1] : "")
+        }
+        return bodies
+    }
+
+    /// The server answers the oldest outstanding request on connection `slot` with `body`.
+    func respond(on slot: Int, _ body: String) throws {
+        let bytes = Array(body.utf8)
+        let http = "HTTP/1.1 200 OK\r\nContent-Type: text/xml; charset=utf-8\r\nContent-Length: \(bytes.count)\r\n\r\n"
+        try serverSends(Array(http.utf8) + bytes, on: slot)
     }
 }

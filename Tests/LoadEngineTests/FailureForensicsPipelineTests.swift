@@ -12,8 +12,8 @@ import XMPPCore
 /// session's transcript leaves in its loop's recorder, and what a resting session keeps.
 @Suite struct FailureForensicsPipelineTests {
     @Test func aRejectedPasswordLeavesTheRedactedStanzasAndThePhaseSASL() throws {
-        let harness = try SessionPipelineTests.Harness()
-        try harness.connect()
+        let harness = try SessionPipelineTests.harness()
+        harness.start()
         harness.loop.advanceTime(by: .milliseconds(3))
         try harness.replay(Transcript(named: "prosody-0.12-sasl-not-authorized"))
         #expect(harness.isEnded)
@@ -54,7 +54,7 @@ import XMPPCore
     }
 
     @Test func aRestingSessionLetsGoOfItsTranscriptAndALaterFailureStillShowsItsCause() throws {
-        let harness = try SessionPipelineTests.Harness.idleAndLoggedIn()
+        let harness = try SessionPipelineTests.idleAndLoggedIn()
         #expect(harness.user.machine.isResting(atLeast: .seconds(1)))
         #expect(!harness.user.holdsTranscript, "an idle session holds no transcript")
         // The server pings the idle session: answered, and the transcript is let go again.
@@ -69,12 +69,12 @@ import XMPPCore
         #expect(session.phase == nil)
         #expect(session.stanzas.first?.text.contains("system-shutdown") == true)
         #expect(snapshot.loginFailures == nil)
-        _ = try harness.clientOutput()
+        _ = try harness.clientBytes()
         try harness.finish()
     }
 
     @Test func onlyTheFirstSessionsOfAKindAreKeptPerLoop() throws {
-        let harness = try SessionPipelineTests.Harness()
+        let harness = try SessionPipelineTests.harness()
         for serial in 0..<(FailureForensics.sessionsPerKind + 2) {
             harness.context.recorder.recordForensics(
                 FailedSession(kind: "connect-refused", session: serial, account: "user\(serial)", failedAtSeconds: Double(serial), stanzas: []))

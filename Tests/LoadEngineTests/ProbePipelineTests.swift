@@ -26,19 +26,17 @@ import XMPPCore
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 5222))
         let probe = Task { await ServerProbe.run(options, group: nil, connection: ProbeConnection(channel: channel, handler: handler)) }
 
-        let parser = StanzaParser()
-        let header = try parser.parseHeader(Array("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>".utf8))
-        var splitter = ClientOutputSplitter(parser: parser, header: header)
+        var client = try ClientOutputChecker()
         for entry in transcript.entries {
             switch entry {
             case .client(let line):
-                let expected = try ClientUnit(expected: line, parser: parser, header: header)
-                var unit = try splitter.next()
+                let expected = try client.expected(line)
+                var unit = try client.next()
                 var silentMilliseconds = 0
                 while unit == nil {
                     if let written = try await channel.readOutbound(as: ByteBuffer.self) {
-                        splitter.append(Array(written.readableBytesView))
-                        unit = try splitter.next()
+                        client.append(Array(written.readableBytesView))
+                        unit = try client.next()
                     } else {
                         // Nothing written yet: the probe computes, sleeps between time queries, or
                         // waits for an answer the server never sends; let virtual time pass.

@@ -9,8 +9,9 @@ import XMPPCore
 
 @testable import LoadEngine
 
-/// The whole session pipeline (byte counter → virtual user) on an `EmbeddedChannel`, replaying server
-/// transcripts recorded from a real Prosody. No sockets; timers fire when the test advances time.
+/// The whole TCP session pipeline (byte counter → virtual user) on an `EmbeddedChannel`
+/// (`PipelineHarness`), replaying server transcripts recorded from a real Prosody. No sockets; timers
+/// fire when the test advances time.
 @Suite struct SessionPipelineTests {
     static let profileYAML = """
         name: pipeline
@@ -22,129 +23,37 @@ import XMPPCore
           - logout
         """
 
-    /// Connects users to one `EmbeddedChannel`: builds the real pipeline on it and connects it.
-    final class EmbeddedConnector: UserConnecting {
-        let channel: EmbeddedChannel
-        let context: LoopContext
-
-        init(channel: EmbeddedChannel, context: LoopContext) {
-            self.channel = channel
-            self.context = context
-        }
-
-        func connect(_ user: VirtualUser) {
-            do {
-                try channel.pipeline.syncOperations.addHandlers(
-                    SessionChannelHandler.pipeline(for: user, loop: context))
-                try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 5222)).wait()
-            } catch {
-                user.connectFailed(ConnectionFailure(error))
-            }
-        }
+    /// A harness for `profile` over TCP without TLS (`PipelineHarness`).
+    static func harness(profile yaml: String = profileYAML) throws -> PipelineHarness {
+        try PipelineHarness(profile: yaml, tls: TLSMode.none)
     }
 
-    /// A virtual user on an embedded channel with its own loop context and recorder.
-    final class Harness {
-        let loop = EmbeddedEventLoop()
-        let channel: EmbeddedChannel
-        let context: LoopContext
-        let user: VirtualUser
-        let parser = StanzaParser()
-        let header: StreamHeader
-
-        init(profile yaml: String = SessionPipelineTests.profileYAML) throws {
-            let definition = try ProfileLoader.load(yaml: yaml, file: "pipeline.yaml")
-            let configuration = RunConfiguration(
-                host: "127.0.0.1", port: 5222, domain: "load.test", accounts: 1...10,
-                password: "secret", tls: TLSMode.none, outputDirectory: "/tmp/unused")
-            let environment = RunEnvironment(
-                configuration: configuration, runID: "test-run",
-                server: try SocketAddress(ipAddress: "127.0.0.1", port: 5222), tls: nil,
-                definition: definition, seed: 1, clockOrigin: loop.now)
-            context = LoopContext(eventLoop: loop, environment: environment, loopIndex: 0)
-            channel = EmbeddedChannel(loop: loop)
-            context.connector = EmbeddedConnector(channel: channel, context: context)
-            let identity = SessionIdentity(serial: 0, slot: 0, accountNumber: 1, username: "user1", bareJID: "user1@load.test")
-            _ = environment.directory.claim(0)
-            let machine = SessionMachine(
-                identity: identity, script: environment.scripts[0], settings: environment.settings,
-                host: context, generator: SeededGenerator(seed: 1, stream: 0), intendedStart: context.now())
-            user = VirtualUser(machine: machine, loop: context, userIndex: 0, phase: 0)
-            header = try parser.parseHeader(Array("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>".utf8))
-        }
-
-        /// Starts the user: it arms its login timeout and connects the embedded channel.
-        func connect() throws {
-            context.start(user)
-        }
-
-        var isEnded: Bool { user.machine.isEnded }
-
-        /// A user of an idle profile (login, stay_online), logged in over PLAIN without TLS; the
-        /// client's output so far is consumed.
-        static func idleAndLoggedIn() throws -> Harness {
-            let harness = try Harness(
-                profile: """
-                    name: idle
-                    login: {sasl: PLAIN, tls: none, resource: r1}
-                    steps: [login, stay_online, logout]
-                    """)
-            try harness.connect()
-            try harness.serverSends(
-                "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>"
-            )
-            try harness.serverSends("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")
-            try harness.serverSends(
-                "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>"
-            )
-            try harness.serverSends(
-                "<iq type='result' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user1@load.test/r1</jid></bind></iq>")
-            _ = try harness.clientOutput()
-            return harness
-        }
-
-        /// Finishes the channel; it must hold nothing unread (the session may have closed it already).
-        func finish() throws {
-            #expect(try channel.finish(acceptAlreadyClosed: true).isClean)
-        }
-
-        /// Everything the client wrote since the last call.
-        func clientOutput() throws -> [UInt8] {
-            var bytes: [UInt8] = []
-            while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
-                bytes += buffer.readableBytesView
-            }
-            return bytes
-        }
-
-        func serverSends(_ text: String) throws {
-            try channel.writeInbound(channel.allocator.buffer(string: text))
-        }
-
-        /// Replays `transcript`: checks each client unit in order, feeds each server block.
-        func replay(_ transcript: Transcript) throws {
-            var splitter = ClientOutputSplitter(parser: parser, header: header)
-            for entry in transcript.entries {
-                switch entry {
-                case .client(let line):
-                    let expected = try ClientUnit(expected: line, parser: parser, header: header)
-                    splitter.append(try clientOutput())
-                    let actual = try #require(try splitter.next(), "client sent nothing; expected \(expected)")
-                    #expect(actual.matches(expected), "client sent \(actual), transcript expects \(expected)")
-                case .server(let text):
-                    try serverSends(text)
-                }
-            }
-        }
-
-        func snapshot() -> IntervalSnapshot {
-            context.recorder.takeSnapshot(start: 0, end: 1)
-        }
+    /// A user of an idle profile (login, stay_online), logged in over PLAIN without TLS; the client's
+    /// output so far is consumed.
+    static func idleAndLoggedIn() throws -> PipelineHarness {
+        let harness = try Self.harness(
+            profile: """
+                name: idle
+                login: {sasl: PLAIN, tls: none, resource: r1}
+                steps: [login, stay_online, logout]
+                """)
+        harness.start()
+        try harness.serverSends(
+            "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>"
+        )
+        try harness.serverSends("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")
+        try harness.serverSends(
+            "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>"
+        )
+        try harness.serverSends(
+            "<iq type='result' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user1@load.test/r1</jid></bind></iq>")
+        _ = try harness.clientBytes()
+        return harness
     }
 
     @Test func recordedProsodyLoginRunsTheWholeProfile() throws {
-        let harness = try Harness()
-        try harness.connect()
+        let harness = try Self.harness()
+        harness.start()
         try harness.replay(Transcript(named: "prosody-0.12-login-plain"))
         // After the server's </stream:stream> the session ends cleanly.
         #expect(harness.isEnded, "session did not end")
@@ -165,8 +74,8 @@ import XMPPCore
     }
 
     @Test func unexpectedIQBeforeSuccessIsAnsweredAndTheLoginSucceeds() throws {
-        let harness = try Harness()
-        try harness.connect()
+        let harness = try Self.harness()
+        harness.start()
         try harness.replay(Transcript(named: "prosody-0.12-iq-before-success"))
         let snapshot = harness.snapshot()
         #expect(snapshot.counter(.sessionsLoggedIn) == 1)
@@ -176,9 +85,9 @@ import XMPPCore
     }
 
     @Test func aSilentServerTimesTheLoginOut() throws {
-        let harness = try Harness()
-        try harness.connect()
-        _ = try harness.clientOutput()  // the stream header
+        let harness = try Self.harness()
+        harness.start()
+        _ = try harness.clientBytes()  // the stream header
         try harness.serverSends(
             "<?xml version='1.0'?><stream:stream id='x' from='load.test' version='1.0' xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>"
         )
@@ -195,8 +104,8 @@ import XMPPCore
     }
 
     @Test func malformedServerXMLEndsTheSessionWithATypedError() throws {
-        let harness = try Harness()
-        try harness.connect()
+        let harness = try Self.harness()
+        harness.start()
         try harness.serverSends(
             "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism></mechanisms></stream:features>"
         )
@@ -208,13 +117,13 @@ import XMPPCore
     }
 
     @Test func serverPingsAreAnsweredWhileIdle() throws {
-        let harness = try Harness.idleAndLoggedIn()
+        let harness = try Self.idleAndLoggedIn()
         try harness.serverSends("<iq type='get' id='ping7' from='load.test' to='user1@load.test/r1'><ping xmlns='urn:xmpp:ping'/></iq>")
-        let reply = String(decoding: try harness.clientOutput(), as: UTF8.self)
+        let reply = String(decoding: try harness.clientBytes(), as: UTF8.self)
         #expect(reply.contains("type='result'") && reply.contains("id='ping7'"), "reply: \(reply)")
         // The run ends: the idle session logs out.
         harness.context.beginGracefulStop()
-        let logout = String(decoding: try harness.clientOutput(), as: UTF8.self)
+        let logout = String(decoding: try harness.clientBytes(), as: UTF8.self)
         #expect(logout.contains("unavailable") && logout.contains("</stream:stream>"))
         #expect(harness.snapshot().counter(.pingsAnswered) == 1)
     }
@@ -222,14 +131,14 @@ import XMPPCore
     /// jabberd2 2.7 as recorded: no echo of initial presence, and (without its iq-ping module) an error
     /// reply to keep-alive pings.
     @Test func recordedJabberd2WithoutEchoOrPingsNeitherFailsNorCountsRoundTrips() throws {
-        let harness = try Harness(
+        let harness = try Self.harness(
             profile: """
                 name: jabberd2
                 login: {sasl: PLAIN, tls: none, resource: r1}
                 keepalive: {ping: 10s}
                 steps: [login, {roster: get}, {presence: available}, stay_online, logout]
                 """)
-        try harness.connect()
+        harness.start()
         try harness.replay(Transcript(named: "jabberd2-2.7-no-echo-ping-error"))
         // Not yet a message target: the server may not have taken the presence in.
         #expect(!harness.context.environment.directory.isOnline(0))
@@ -245,7 +154,7 @@ import XMPPCore
         #expect(snapshot.errors.isEmpty && !harness.isEnded)
         // The keep-alive ping, 10 s after the login; the server answers it as recorded.
         harness.loop.advanceTime(by: .seconds(8))
-        let ping = String(decoding: try harness.clientOutput(), as: UTF8.self)
+        let ping = String(decoding: try harness.clientBytes(), as: UTF8.self)
         #expect(ping.contains("<ping xmlns='urn:xmpp:ping'/>") && ping.contains("id='ka2'"), "sent: \(ping)")
         try harness.serverSends(
             "<iq xmlns='jabber:client' from='load.test' to='user1@load.test/r1' id='ka2' type='error'><error type='cancel' code='501'><feature-not-implemented xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error><ping xmlns='urn:xmpp:ping'></ping></iq>"
@@ -257,11 +166,11 @@ import XMPPCore
         // From now on whitespace: no ping, no keep-alive timeout, still counted once.
         for _ in 0..<3 {
             harness.loop.advanceTime(by: .seconds(10))
-            #expect(String(decoding: try harness.clientOutput(), as: UTF8.self) == " ")
+            #expect(String(decoding: try harness.clientBytes(), as: UTF8.self) == " ")
         }
         #expect(!harness.isEnded)
         harness.context.beginGracefulStop()
-        let logout = String(decoding: try harness.clientOutput(), as: UTF8.self)
+        let logout = String(decoding: try harness.clientBytes(), as: UTF8.self)
         #expect(logout.contains("unavailable") && logout.contains("</stream:stream>"))
         try harness.serverSends("</stream:stream>")
         snapshot = harness.snapshot()
@@ -272,9 +181,9 @@ import XMPPCore
     }
 
     @Test func aLogoutTheServerNeverAnswersCompletesUnmeasured() throws {
-        let harness = try Harness.idleAndLoggedIn()
+        let harness = try Self.idleAndLoggedIn()
         harness.context.beginGracefulStop()
-        _ = try harness.clientOutput()
+        _ = try harness.clientBytes()
         harness.loop.advanceTime(by: .seconds(4))
         #expect(!harness.isEnded)
         harness.loop.advanceTime(by: .seconds(2))
@@ -286,7 +195,7 @@ import XMPPCore
     }
 
     @Test func aServerThatStopsReadingEndsTheSessionWithWriteStalled() throws {
-        let harness = try Harness.idleAndLoggedIn()
+        let harness = try Self.idleAndLoggedIn()
         // The server stops reading but keeps pinging.
         harness.channel.isWritable = false
         harness.channel.pipeline.fireChannelWritabilityChanged()

@@ -4,6 +4,8 @@ import NIOEmbedded
 import Testing
 import XMPPCore
 
+@testable import LoadEngine
+
 /// A recorded client–server conversation: `C ` lines are what the client must send (compared by
 /// meaning: element name, namespace, iq type), `S ` lines are the server's bytes, replayed verbatim.
 /// `#` lines are comments. Files live in Tests/LoadEngineTests/Transcripts.
@@ -112,5 +114,46 @@ struct ClientOutputSplitter {
         pending.removeFirst(bytes.count)
         let element = try parser.parseElement(bytes, in: header)
         return .element(name: element.name, namespace: element.namespace, type: element.attribute("type"))
+    }
+}
+
+/// What a client wrote, checked unit by unit against a transcript's `C ` lines: its output bytes go in
+/// (`append`), whole units come out (`next`), each compared by meaning (`ClientUnit.matches`).
+struct ClientOutputChecker {
+    let parser = StanzaParser()
+    let header: StreamHeader
+    private var splitter: ClientOutputSplitter
+
+    init() throws {
+        header = try parser.parseHeader(Array("<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>".utf8))
+        splitter = ClientOutputSplitter(parser: parser, header: header)
+    }
+
+    /// The unit a `C ` line stands for.
+    func expected(_ line: String) throws -> ClientUnit {
+        try ClientUnit(expected: line, parser: parser, header: header)
+    }
+
+    mutating func append(_ bytes: [UInt8]) { splitter.append(bytes) }
+
+    /// The next whole unit the client wrote, or nil when there is none yet.
+    mutating func next() throws -> ClientUnit? { try splitter.next() }
+}
+
+extension PipelineHarness {
+    /// Replays `transcript` over a TCP session: checks each client unit in order, feeds each server block.
+    func replay(_ transcript: Transcript) throws {
+        var client = try ClientOutputChecker()
+        for entry in transcript.entries {
+            switch entry {
+            case .client(let line):
+                let expected = try client.expected(line)
+                client.append(try clientBytes())
+                let actual = try #require(try client.next(), "client sent nothing; expected \(expected)")
+                #expect(actual.matches(expected), "client sent \(actual), transcript expects \(expected)")
+            case .server(let text):
+                try serverSends(text)
+            }
+        }
     }
 }

@@ -18,99 +18,12 @@ import XMPPCore
     static let acceptKey = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
     static let endpoint = WeightedEndpoint(host: "127.0.0.1", port: 5280, transport: .webSocket(secure: false, path: "/xmpp-websocket"))
 
-    /// Installs the WebSocket pipeline on one embedded channel and connects it.
-    final class EmbeddedWebSocketConnector: UserConnecting {
-        let channel: EmbeddedChannel
-        unowned let context: LoopContext
-
-        init(channel: EmbeddedChannel, context: LoopContext) {
-            self.channel = channel
-            self.context = context
-        }
-
-        func connect(_ user: VirtualUser) {
-            do {
-                try WebSocketConnector.install(
-                    on: channel, for: user, endpoint: WebSocketPipelineTests.endpoint, context: context,
-                    requestKey: WebSocketPipelineTests.requestKey)
-                try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 5280)).wait()
-            } catch {
-                user.connectFailed(ConnectionFailure(error))
-            }
-        }
-    }
-
-    final class Harness {
-        let loop = EmbeddedEventLoop()
-        let channel: EmbeddedChannel
-        let context: LoopContext
-        let user: VirtualUser
-
-        init() throws {
-            let definition = try ProfileLoader.load(
-                yaml: """
-                    name: ws
-                    login: {sasl: PLAIN, resource: r1}
-                    steps: [login, {presence: available}, logout]
-                    """, file: "ws.yaml")
-            // The run's TLS mode is the default (starttls): over WebSocket the login must skip it.
-            var configuration = RunConfiguration(
-                host: "127.0.0.1", port: 5280, domain: "load.test", accounts: 1...10,
-                password: "secret", outputDirectory: "/tmp/unused")
-            configuration.endpoints = [WebSocketPipelineTests.endpoint]
-            let environment = RunEnvironment(
-                configuration: configuration, runID: "test-run",
-                server: try SocketAddress(ipAddress: "127.0.0.1", port: 5280), tls: nil,
-                definition: definition, seed: 1, clockOrigin: loop.now)
-            context = LoopContext(eventLoop: loop, environment: environment, loopIndex: 0)
-            channel = EmbeddedChannel(loop: loop)
-            context.connector = EmbeddedWebSocketConnector(channel: channel, context: context)
-            let identity = SessionIdentity(serial: 0, slot: 0, accountNumber: 1, username: "user1", bareJID: "user1@load.test")
-            _ = environment.directory.claim(0)
-            let rng = SeededGenerator(seed: 1, stream: 0)
-            let script = environment.script(profile: 0, endpoint: 0)
-            #expect(script.login.tls == TLSMode.none)
-            let machine = SessionMachine(
-                identity: identity, script: script, settings: environment.settings,
-                host: context, generator: rng, intendedStart: context.now())
-            user = VirtualUser(machine: machine, loop: context, userIndex: 0, phase: 0)
-        }
-
-        /// Everything the client wrote since the last call, as bytes.
-        func clientBytes() throws -> [UInt8] {
-            var bytes: [UInt8] = []
-            while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
-                bytes += buffer.readableBytesView
-            }
-            return bytes
-        }
-
-        /// The client's WebSocket messages since the last call (unmasked), checking each is masked.
-        func clientMessages() throws -> [String] {
-            var frames = try clientBytes()[...]
-            var messages: [String] = []
-            while !frames.isEmpty {
-                let (message, rest) = try #require(WebSocketPipelineTests.unmask(frames))
-                messages.append(message)
-                frames = rest
-            }
-            return messages
-        }
-
-        /// Feeds the server's bytes, then runs what NIO scheduled meanwhile (the upgrade's handler
-        /// removals complete on the loop).
-        func serverSendsHTTP(_ text: String) throws {
-            try channel.writeInbound(channel.allocator.buffer(string: text))
-            loop.run()
-        }
-
-        func serverSends(_ message: String, opcode: UInt8 = 0x1) throws {
-            try channel.writeInbound(channel.allocator.buffer(bytes: WebSocketPipelineTests.frame(message, opcode: opcode)))
-        }
-
-        func snapshot() -> IntervalSnapshot {
-            context.recorder.takeSnapshot(start: 0, end: 1)
-        }
+    /// A WebSocket session (login, presence, logout) on `PipelineHarness`; the run's TLS mode is the
+    /// default (starttls): over WebSocket the login must skip it.
+    static func harness() throws -> PipelineHarness {
+        let steps = "[login, {presence: available}, logout]"
+        return try PipelineHarness(
+            profile: "name: ws\nlogin: {sasl: PLAIN, resource: r1}\nsteps: \(steps)\n", endpoint: endpoint, requestKey: requestKey)
     }
 
     /// An unmasked server frame (FIN set) carrying `text`.
@@ -155,7 +68,8 @@ import XMPPCore
         "<open xmlns='urn:ietf:params:xml:ns:xmpp-framing' from='load.test' id='ws1' version='1.0' xml:lang='en'/>"
 
     @Test func upgradeThenLoginPresenceAndLogoutOverFramedMessages() throws {
-        let harness = try Harness()
+        let harness = try Self.harness()
+        #expect(harness.user.machine.script.login.tls == TLSMode.none, "no STARTTLS over WebSocket")
         harness.context.start(harness.user)
         // The upgrade request: GET on the path, the xmpp subprotocol, the WebSocket headers from NIO.
         let request = String(decoding: try harness.clientBytes(), as: UTF8.self)
@@ -163,38 +77,38 @@ import XMPPCore
         for header in ["Sec-WebSocket-Protocol: xmpp", "Sec-WebSocket-Key: \(Self.requestKey)", "Upgrade: websocket", "Host: 127.0.0.1:5280"] {
             #expect(request.contains(header), "missing \(header) in \(request)")
         }
-        try harness.serverSendsHTTP(Self.upgradeResponse)
+        try harness.serverSends(Self.upgradeResponse)
         // Connected only now: the session opens its stream with <open/>, not a stream header.
         var messages = try harness.clientMessages()
         #expect(messages == ["<open xmlns='urn:ietf:params:xml:ns:xmpp-framing' to='load.test' version='1.0'/>"], "\(messages)")
-        try harness.serverSends(Self.open)
-        try harness.serverSends(Self.features)
+        try harness.serverSendsFrame(Self.open)
+        try harness.serverSendsFrame(Self.features)
         // No STARTTLS over WebSocket (the run's default TLS mode is starttls): SASL PLAIN at once.
         messages = try harness.clientMessages()
         #expect(messages.count == 1 && messages[0].hasPrefix("<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='PLAIN'"), "\(messages)")
-        try harness.serverSends("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")
+        try harness.serverSendsFrame("<success xmlns='urn:ietf:params:xml:ns:xmpp-sasl'/>")
         messages = try harness.clientMessages()
         #expect(messages.count == 1 && messages[0].hasPrefix("<open "), "restart: \(messages)")
-        try harness.serverSends(Self.open)
-        try harness.serverSends(
+        try harness.serverSendsFrame(Self.open)
+        try harness.serverSendsFrame(
             "<stream:features xmlns:stream='http://etherx.jabber.org/streams'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>")
         messages = try harness.clientMessages()
         // Every stanza declares jabber:client itself (RFC 7395 §3.3.3).
         #expect(messages.count == 1 && messages[0].hasPrefix("<iq xmlns='jabber:client'"), "\(messages)")
-        try harness.serverSends(
+        try harness.serverSendsFrame(
             "<iq xmlns='jabber:client' type='result' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><jid>user1@load.test/r1</jid></bind></iq>"
         )
         messages = try harness.clientMessages()
         #expect(messages.contains { $0.hasPrefix("<presence xmlns='jabber:client'") }, "\(messages)")
         // A ping frame is answered with a pong (masked, same data).
-        try harness.serverSends("p1", opcode: 0x9)
+        try harness.serverSendsFrame("p1", opcode: 0x9)
         let pong = try harness.clientBytes()
         #expect(pong.first == 0x8A && pong.count == 2 + 4 + 2 && pong[1] == 0x80 | 2)
         // The server echoes the presence; the profile logs out with <close/>; the server closes too.
-        try harness.serverSends("<presence xmlns='jabber:client' from='user1@load.test/r1' to='user1@load.test/r1'/>")
+        try harness.serverSendsFrame("<presence xmlns='jabber:client' from='user1@load.test/r1' to='user1@load.test/r1'/>")
         messages = try harness.clientMessages()
         #expect(messages.last == "<close xmlns='urn:ietf:params:xml:ns:xmpp-framing'/>", "\(messages)")
-        try harness.serverSends("<close xmlns='urn:ietf:params:xml:ns:xmpp-framing'/>")
+        try harness.serverSendsFrame("<close xmlns='urn:ietf:params:xml:ns:xmpp-framing'/>")
         #expect(harness.user.machine.isEnded)
         // Closing the connection sends a WebSocket close frame (masked, status 1000) first.
         let closeFrame = try harness.clientBytes()
@@ -212,7 +126,7 @@ import XMPPCore
         #expect(snapshot.latency["login.tls"] == nil)
         // Bytes on the wire include the HTTP upgrade and the frame headers.
         #expect(snapshot.counter(.bytesReceived) > UInt64(Self.upgradeResponse.utf8.count + Self.features.utf8.count))
-        _ = try? harness.channel.finish(acceptAlreadyClosed: true)
+        harness.finishIgnoringLeftovers()
     }
 
     @Test(arguments: [
@@ -227,28 +141,28 @@ import XMPPCore
         ),
     ])
     func aRefusedUpgradeFailsTheConnectWithATypedError(response: String, kind: String) throws {
-        let harness = try Harness()
+        let harness = try Self.harness()
         harness.context.start(harness.user)
         _ = try harness.clientBytes()
-        try harness.serverSendsHTTP(response)
+        try harness.serverSends(response)
         #expect(harness.user.machine.isEnded)
         let snapshot = harness.snapshot()
         #expect(snapshot.errors == [kind: 1], "\(snapshot.errors)")
         #expect(snapshot.counter(.sessionsFailed) == 1)
         #expect(snapshot.counter(.sessionsLoggedIn) == 0)
-        _ = try? harness.channel.finish(acceptAlreadyClosed: true)
+        harness.finishIgnoringLeftovers()
     }
 
     @Test func aBinaryMessageIsAProtocolError() throws {
-        let harness = try Harness()
+        let harness = try Self.harness()
         harness.context.start(harness.user)
         _ = try harness.clientBytes()
-        try harness.serverSendsHTTP(Self.upgradeResponse)
-        try harness.serverSends(Self.open)
-        try harness.serverSends("<x/>", opcode: 0x2)
+        try harness.serverSends(Self.upgradeResponse)
+        try harness.serverSendsFrame(Self.open)
+        try harness.serverSendsFrame("<x/>", opcode: 0x2)
         #expect(harness.user.machine.isEnded)
         #expect(harness.snapshot().errors == ["web-protocol-error": 1], "\(harness.snapshot().errors)")
-        _ = try? harness.channel.finish(acceptAlreadyClosed: true)
+        harness.finishIgnoringLeftovers()
     }
 
     /// The codec's decoding on its own: framing elements and stanzas, one per message.
@@ -278,5 +192,24 @@ import XMPPCore
             message.name == "message" && message.namespace == XMPPNamespace.client
                 && message.firstChild(named: "body", namespace: XMPPNamespace.client)?.text == "hi")
         #expect(throws: XMPPStreamError.self) { try XMPPWebSocketCodec.decode(allocator.buffer(string: "<a><b></a>"), parser: parser) }
+    }
+}
+
+extension PipelineHarness {
+    /// The client's WebSocket messages since the last call (unmasked), checking each is masked.
+    func clientMessages() throws -> [String] {
+        var frames = try clientBytes()[...]
+        var messages: [String] = []
+        while !frames.isEmpty {
+            let (message, rest) = try #require(WebSocketPipelineTests.unmask(frames))
+            messages.append(message)
+            frames = rest
+        }
+        return messages
+    }
+
+    /// The server sends one WebSocket message (an unmasked frame).
+    func serverSendsFrame(_ message: String, opcode: UInt8 = 0x1) throws {
+        try serverSends(WebSocketPipelineTests.frame(message, opcode: opcode))
     }
 }

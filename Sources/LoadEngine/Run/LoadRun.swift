@@ -60,7 +60,8 @@ public final class LoadRun: Sendable {
         let fdLimit = FileDescriptorLimit.raiseToHardLimit()
         // A profile whose `transport:` has no endpoint of the run: refused before anything starts.
         try RunEnvironment.checkTransports(of: configuration, definition: definition)
-        let endpoints = try RunEnvironment.resolveEndpoints(of: configuration)
+        // Names are resolved here, off the event loops; one that does not resolve fails the run.
+        let endpoints = try await RunEnvironment.resolveEndpointsOffLoop(of: configuration, using: .system)
         let tls = try TLSSetup(domain: configuration.domain, insecure: configuration.insecure)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoops))
         do {
@@ -81,6 +82,8 @@ public final class LoadRun: Sendable {
         let environment = RunEnvironment(
             configuration: configuration, runID: runID, server: endpoints[0], endpointAddresses: endpoints, tls: tls,
             definition: definition, seed: plan.seed, clockOrigin: clockOrigin)
+        let refresh = EndpointRefresh.start(environment.resolvedEndpoints, every: configuration.endpointRefresh, using: environment.resolver)
+        defer { refresh?.cancel() }
         let directory = ResultsDirectory(path: configuration.outputDirectory)
         try directory.create()
         let startedAt = Date()

@@ -76,6 +76,9 @@ public struct RunConfiguration: Sendable {
     /// `--label` and `--tag key=value`: recorded in the manifest for `compare`.
     public var label: String?
     public var tags: [String: String] = [:]
+    /// How often endpoint names are resolved again during the run, off the event loops, so a DNS
+    /// change during a long soak is followed (`EndpointRefresh`); nil or zero: resolved once, at start.
+    public var endpointRefresh: Duration? = .seconds(300)
     /// The endpoints came from DNS SRV (no server was given): a connect refused by one target falls
     /// back to the next of the session's RFC 2782 order. Endpoints the user named (`--server`,
     /// `servers:`) never fall back: a dead node must show as its errors, not vanish into the others.

@@ -13,15 +13,19 @@ final class RunEnvironment: Sendable {
     let configuration: RunConfiguration
     let runID: String
     let server: SocketAddress
-    /// Every endpoint's address (`configuration.endpoints`, resolved once, before the run:
-    /// `resolveEndpoints(of:)`), and how sessions spread over them by weight (nil: one server, `server`).
-    let endpointAddresses: [SocketAddress]
+    /// Every endpoint's address (`configuration.endpoints`, resolved before the run, off the loops:
+    /// `resolveEndpointsOffLoop(of:using:)`, and again every `configuration.endpointRefresh` by
+    /// `EndpointRefresh`), indexed like the endpoints below; connectors read it through a per-loop copy.
+    let resolvedEndpoints: ResolvedEndpoints
+    /// The name lookup for re-resolution and resumption locations (getaddrinfo; tests inject one).
+    let resolver: EndpointResolver
+    /// How sessions spread over the endpoints by weight (nil: one server, `server`).
     let endpointSpread: WeightedEndpoints?
     /// With several endpoints and a profile that names its `transport:`, each profile's spread over
     /// the endpoints of its transport (nil: every profile spreads over `endpointSpread`).
     let profileEndpoints: ProfileEndpoints?
     /// With several endpoints, all plain TCP: where a session whose connect failed goes next, in
-    /// RFC 2782 order (`SRVFallbackOrder`, positions into `endpointAddresses`); nil: no fallback.
+    /// RFC 2782 order (`SRVFallbackOrder`, endpoint indexes); nil: no fallback.
     let endpointFallback: SRVFallbackOrder?
     /// The server node of each endpoint, for per-node figures (empty: one server, no per-node figures).
     let nodes: [ServerNode]
@@ -55,29 +59,31 @@ final class RunEnvironment: Sendable {
     ///   - server: the first endpoint's address.
     ///   - endpointAddresses: with several endpoints, every endpoint's address in the order of
     ///     `configuration.endpoints` (`resolveEndpoints(of:)`); ignored (may be empty) with one.
+    ///   - resolver: the name lookup for re-resolution and resumption locations.
     init(
         configuration: RunConfiguration, runID: String, server: SocketAddress, endpointAddresses: [SocketAddress] = [],
-        tls: TLSSetup?, definition: RunDefinition, seed: UInt64, clockOrigin: NIODeadline
+        tls: TLSSetup?, definition: RunDefinition, seed: UInt64, clockOrigin: NIODeadline, resolver: EndpointResolver = .system
     ) {
         self.seed = seed
         self.configuration = configuration
         self.runID = runID
         self.server = server
+        self.resolver = resolver
         if configuration.endpoints.count > 1, let spread = WeightedEndpoints(configuration.endpoints) {
             precondition(endpointAddresses.count == spread.all.count, "every endpoint must be resolved before the run")
             endpointSpread = spread
-            self.endpointAddresses = endpointAddresses
+            resolvedEndpoints = ResolvedEndpoints(endpoints: spread.all, addresses: endpointAddresses)
             nodes = spread.all.enumerated().map { ServerNode(index: $0.offset, label: ServerNodeLabel.of($0.element)) }
         } else {
             endpointSpread = nil
-            self.endpointAddresses = [server]
             // One generator per node (one endpoint each) in a run of several: its node is labelled too,
             // so stamps name it and the merged report's node × node matrix has the cross-generator cells.
             let severalGenerators = configuration.segment.count > 1 || configuration.generatorKey != nil
             let only = configuration.endpoints.first ?? WeightedEndpoint(host: configuration.host, port: configuration.port)
             nodes = severalGenerators ? [ServerNode(index: 0, label: ServerNodeLabel.of(only))] : []
+            resolvedEndpoints = ResolvedEndpoints(endpoints: [only], addresses: [server])
         }
-        // Indexed like `endpointAddresses` (the spread's order; one endpoint without a spread).
+        // Indexed like `resolvedEndpoints` (the spread's order; one endpoint without a spread).
         let ordered = endpointSpread?.all ?? Array(configuration.endpoints.prefix(1))
         // A run whose profile has no endpoint of its transport is refused before it starts
         // (`checkTransports`); should one get here, its sessions take every endpoint.
@@ -144,12 +150,24 @@ final class RunEnvironment: Sendable {
 
     /// Every endpoint of `configuration` resolved to an address, in order (the first is the run's
     /// `server`): `configuration.endpoints` when it has several, else `host`:`port`. Throws one error
-    /// naming every endpoint that does not resolve; the run must not start then.
-    static func resolveEndpoints(of configuration: RunConfiguration) throws(EndpointResolutionError) -> [SocketAddress] {
-        let endpoints =
-            configuration.endpoints.count > 1
+    /// naming every endpoint that does not resolve; the run must not start then. Blocking: call it off
+    /// the event loops (`resolveEndpointsOffLoop` does).
+    static func resolveEndpoints(
+        of configuration: RunConfiguration, using resolver: EndpointResolver = .system
+    ) throws(EndpointResolutionError) -> [SocketAddress] {
+        try EndpointResolution.addresses(of: names(of: configuration), using: resolver.resolve)
+    }
+
+    /// `resolveEndpoints(of:using:)` on NIO's blocking-work thread pool (an `EndpointResolutionError`
+    /// when a name does not resolve).
+    static func resolveEndpointsOffLoop(of configuration: RunConfiguration, using resolver: EndpointResolver) async throws -> [SocketAddress] {
+        try await EndpointResolution.addressesOffLoop(of: names(of: configuration), using: resolver)
+    }
+
+    /// The endpoints a run resolves, in order: `configuration.endpoints` when it has several, else `host`:`port`.
+    private static func names(of configuration: RunConfiguration) -> [WeightedEndpoint] {
+        configuration.endpoints.count > 1
             ? configuration.endpoints : [WeightedEndpoint(host: configuration.host, port: configuration.port)]
-        return try EndpointResolution.addresses(of: endpoints)
     }
 
     /// The server node of endpoint `index` (nil for a single-server run: no per-node figures).
@@ -165,12 +183,12 @@ final class RunEnvironment: Sendable {
         try ProfileEndpoints.check(definition, endpoints: endpoints)
     }
 
-    /// The endpoint (an index into `endpointAddresses`) of the run's arrival `index`, by weight.
+    /// The endpoint (an endpoint index) of the run's arrival `index`, by weight.
     func endpoint(forArrival index: Int) -> Int {
         endpointSpread?.position(forArrival: index) ?? 0
     }
 
-    /// The endpoint (an index into `endpointAddresses`) of the run's arrival `index` running profile
+    /// The endpoint (an endpoint index) of the run's arrival `index` running profile
     /// `profile` (an index into the mix): among the endpoints of the profile's transport, by weight.
     func endpoint(forArrival index: Int, profile: Int) -> Int {
         guard let profileEndpoints else { return endpoint(forArrival: index) }
@@ -197,7 +215,7 @@ final class RunEnvironment: Sendable {
         webEndpoint(endpoint) == nil ? scripts[profile] : webScripts[profile]
     }
 
-    /// The endpoint at `index` (into `endpointAddresses`) when it is a web transport; nil for TCP.
+    /// The endpoint at `index` (an endpoint index) when it is a web transport; nil for TCP.
     func webEndpoint(_ index: Int) -> WeightedEndpoint? {
         webEndpoints.isEmpty ? nil : webEndpoints[min(index, webEndpoints.count - 1)]
     }

@@ -1,28 +1,55 @@
 import NIOCore
 import NIOPosix
+import SessionCore
 
-/// The `ClientBootstrap`s one connector reuses on its event loop (TCP, WebSocket or BOSH): one per
-/// `--source` address (a single one without), each made on first use with the run's connect timeout,
-/// a receive buffer that starts small (memory per idle session) and grows for bursts, and the
-/// connector's channel initializer. TCP_NODELAY is ClientBootstrap's default.
+/// The `ClientBootstrap`s one event loop's connector reuses for every transport: one per `--source`
+/// address (a single one without), each made on first use with the run's connect timeout, a receive
+/// buffer that starts small (memory per idle session) and grows for bursts, and one channel
+/// initializer that installs the pipeline of the connection being opened (`SessionPipeline`).
+/// TCP_NODELAY is ClientBootstrap's default.
 ///
-/// `next()` picks the source address for the next connection round robin across the run's loops:
-/// connection k of loop l uses address (k · loops + l) mod sources. Loop-bound.
+/// Why reusable bootstraps: a bootstrap, its option list and its initializer closure per session cost
+/// more than the XMPP work of a login. The initializer takes its pipeline from `pending`, set just
+/// before `connect(to:)`: for a connect issued on the channel's own loop, NIO runs the initializer
+/// synchronously inside `connect`; if it ever did not, the connect fails with the typed error
+/// `bootstrap-no-session` instead of wiring the wrong user.
+///
+/// The source address of the next connection goes round robin across the run's loops: connection k
+/// of loop l uses address (k · loops + l) mod sources. Loop-bound.
 final class LoopBootstraps {
     private unowned let context: LoopContext
-    private let initializer: @Sendable (any Channel) -> EventLoopFuture<Void>
     /// By source address index (0 without `--source`).
     private var bootstraps: [Int: ClientBootstrap] = [:]
     /// Connections opened through these bootstraps on this loop.
     private var connections = 0
+    /// The pipeline of the connection being opened, for the initializer.
+    private var pending: SessionPipeline?
+    private lazy var initializer: @Sendable (any Channel) -> EventLoopFuture<Void> = {
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        return { channel in
+            let bootstraps = bound.value
+            guard let pipeline = bootstraps.pending else {
+                return channel.eventLoop.makeFailedFuture(SessionError.connection(.bootstrapWithoutSession))
+            }
+            bootstraps.pending = nil
+            return channel.eventLoop.makeCompletedFuture { try pipeline.install(on: channel, context: bootstraps.context) }
+        }
+    }()
 
-    init(context: LoopContext, initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>) {
+    init(context: LoopContext) {
         self.context = context
-        self.initializer = initializer
+    }
+
+    /// Opens a connection to `address` whose pipeline is `pipeline`.
+    func connect(_ pipeline: SessionPipeline, to address: SocketAddress) -> EventLoopFuture<any Channel> {
+        pending = pipeline
+        let future = next().connect(to: address)
+        pending = nil
+        return future
     }
 
     /// The bootstrap for the next connection.
-    func next() -> ClientBootstrap {
+    private func next() -> ClientBootstrap {
         let environment = context.environment
         let sources = environment.sourceAddresses.count
         let source = sources > 0 ? (connections &* environment.configuration.eventLoops &+ context.loopIndex) % sources : 0

@@ -5,9 +5,9 @@ import NIOTLS
 import SessionCore
 import XMPPCore
 
-/// One connection of a virtual user: the top of its pipeline
-/// (`WireByteCounter → [TLS] → XMPPStreamCodec → SessionChannelHandler`; over WebSocket the codec is
-/// `XMPPWebSocketCodec` above the HTTP upgrade and frame handlers).
+/// One connection of a virtual user: the top of its pipeline, as `SessionPipeline` builds it
+/// (`WireByteCounter → [TLS] → XMPPStreamCodec → SessionChannelHandler` over TCP; over WebSocket and
+/// BOSH the codec is `XMPPWebSocketCodec` or `BOSHCodec` above the HTTP handlers).
 ///
 /// It only translates: channel events and decoded stream events go to its `VirtualUser` as session
 /// events; the user's writes go down through the codec. Writes made while a read is being handled
@@ -28,13 +28,6 @@ final class SessionChannelHandler: ChannelInboundHandler {
         self.user = user
         self.codec = codec
         self.byteCounter = byteCounter
-    }
-
-    /// The handlers of a new connection's pipeline, bottom to top.
-    static func pipeline(for user: VirtualUser, loop: LoopContext) -> [any ChannelHandler] {
-        let counter = WireByteCounter(sink: loop)
-        let codec = XMPPStreamCodec(parser: loop.parser, scratch: loop.outboundScratch)
-        return [counter, codec, SessionChannelHandler(user: user, codec: codec, byteCounter: counter)]
     }
 
     // MARK: - Channel events

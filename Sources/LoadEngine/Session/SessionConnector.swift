@@ -1,98 +1,83 @@
 import LoadProfile
 import NIOCore
-import NIOPosix
+import NIOWebSocket
 import SessionCore
 
 /// Opens connections for virtual users: the transport under the session. A connector builds the
-/// connection's pipeline (`SessionChannelHandler.pipeline`) and reports failures to the user
-/// (`connectFailed`); a successful connection reports itself through its channel handler.
+/// connection's pipeline (`SessionPipeline`) and reports failures to the user (`connectFailed`); a
+/// successful connection reports itself through its channel handler.
 protocol UserConnecting: AnyObject {
     func connect(_ user: VirtualUser)
 }
 
-/// Opens TCP connections for one event loop's virtual users, with reusable bootstraps
-/// (`LoopBootstraps`: one per source address).
+/// Opens one event loop's connections, for every transport (TCP, WebSocket, BOSH), through reusable
+/// bootstraps (`LoopBootstraps`); what a transport's pipeline holds is `SessionPipeline`'s business.
 ///
-/// Why one bootstrap per loop: a bootstrap, its option list and its initializer closure per session
-/// cost more than the XMPP work of a login. The initializer takes the user from `connectingUser`,
-/// set just before `connect(to:)`: for a connect issued on the channel's own loop, NIO runs the
-/// initializer synchronously inside `connect`; if it ever did not, the connect fails with the typed
-/// error `bootstrap-no-session` instead of wiring the wrong user. Loop-bound.
+/// The connector picks the address: the session's endpoint (after failed TCP connects, the next of
+/// its RFC 2782 order) from the run's resolved set (`ResolvedEndpoints`, read through a per-loop
+/// copy), or a server's XEP-0198 resumption location (`ResumeLocations`). No name is ever looked up
+/// on the loop. Loop-bound.
 final class SessionConnector: UserConnecting {
     private unowned let context: LoopContext
-    private lazy var bootstraps = LoopBootstraps(context: context, initializer: channelInitializer())
-    private var connectingUser: VirtualUser?
-    /// XEP-0198 resumption locations seen on this loop, resolved.
-    private var resumeLocations: [String: SocketAddress?] = [:]
-    /// Web transports (`ws://`, `http://` endpoints), made on first use.
-    private lazy var webSockets = WebSocketConnector(context: context)
-    private lazy var bosh = BOSHConnector(context: context)
+    private lazy var bootstraps = LoopBootstraps(context: context)
+    private var addresses: ResolvedEndpoints.LoopCopy
+    private let resumeLocations: ResumeLocations
+    /// Users whose connect waits for their resumption location's lookup.
+    private var waitingForLocation: Set<ObjectIdentifier> = []
 
     init(context: LoopContext) {
         self.context = context
+        addresses = ResolvedEndpoints.LoopCopy(context.environment.resolvedEndpoints)
+        resumeLocations = ResumeLocations(eventLoop: context.eventLoop, resolver: context.environment.resolver)
     }
 
-    /// Connects `user` to its endpoint (`connectTarget`: after failed connects, the next of its
-    /// RFC 2782 order); the user hears `connected` or `connectFailed`.
+    /// Connects `user` to its endpoint; the user hears `connected` or `connectFailed`.
     func connect(_ user: VirtualUser) {
         let environment = context.environment
-        if let web = environment.webEndpoint(user.endpoint) {
-            let address = environment.endpointAddresses[min(user.endpoint, environment.endpointAddresses.count - 1)]
-            if case .bosh = web.transport { return bosh.connect(user, to: web, at: address) }
-            return webSockets.connect(user, to: web, at: address)
+        let web = environment.webEndpoint(user.endpoint)
+        // Web transports have no fallback order: always the session's endpoint.
+        var address = addresses.address(web == nil ? user.connectTarget : user.endpoint, in: environment.resolvedEndpoints)
+        if web == nil, user.isFirstTry, let location = user.machine.resumeLocation {
+            // Already waiting for a lookup (its login timed out and it connects again meanwhile): the
+            // lookup's continuation connects it, once.
+            guard !waitingForLocation.contains(ObjectIdentifier(user)) else { return }
+            let lookup = resumeLocations.address(of: location, defaultPort: address.port ?? 5222) { [unowned self] in
+                self.waitingForLocation.remove(ObjectIdentifier(user))
+                if !user.machine.isEnded { self.connect(user) }
+            }
+            switch lookup {
+            case .pending:
+                waitingForLocation.insert(ObjectIdentifier(user))
+                return
+            case .known(let resumeAt): address = resumeAt ?? address
+            }
+        }
+        let transport: SessionPipeline.Transport
+        switch web?.transport {
+        case nil, .tcp:
+            context.recorder.increment(.connectionsTCP)
+            transport = .tcp
+        case .webSocket:
+            context.recorder.increment(.connectionsWebSocket)
+            transport = .webSocket(web!, requestKey: NIOWebSocketClientUpgrader.randomRequestKey())
+        case .bosh:
+            context.recorder.increment(.connectionsBOSH)
+            // The session's second connection goes to the same address as its first (same node).
+            transport = .bosh(web!, firstRID: UInt64.random(in: 1...(1 << 40))) { [unowned self, address] codec in
+                self.openSecondary(for: codec, endpoint: web!, at: address)
+            }
         }
         let bound = NIOLoopBound(user, eventLoop: context.eventLoop)
-        connectingUser = user
-        context.recorder.increment(.connectionsTCP)
-        // The session's endpoint, or the next of its RFC 2782 order after failed connects.
-        var server = environment.endpointAddresses[min(user.connectTarget, environment.endpointAddresses.count - 1)]
-        if user.isFirstTry, let location = user.machine.resumeLocation, let address = resumeAddress(location, port: server.port ?? 5222) {
-            server = address
-        }
-        bootstraps.next().connect(to: server).whenFailure { error in
+        bootstraps.connect(.session(user, transport), to: address).whenFailure { error in
             bound.value.connectFailed(ConnectionFailure(error))
         }
-        connectingUser = nil
     }
 
-    /// The address of a server's XEP-0198 resumption `location` ("host", "host:port", "[v6]:port" or a
-    /// bare IPv6 address; `defaultPort` when it names none), parsed as `--server` endpoints are
-    /// (`WeightedEndpoint.parse`), resolved once per loop and remembered; nil (resume at the session's
-    /// own endpoint) when it does not parse or resolve. A host name is resolved on the loop
-    /// (getaddrinfo), once per distinct location.
-    private func resumeAddress(_ location: String, port defaultPort: Int) -> SocketAddress? {
-        if let known = resumeLocations[location] { return known }
-        let colons = location.filter { $0 == ":" }.count
-        let text: String
-        if location.hasPrefix("[") {
-            text = location.contains("]:") ? location : "\(location):\(defaultPort)"
-        } else {
-            text = colons > 1 ? "[\(location)]:\(defaultPort)" : colons == 1 ? location : "\(location):\(defaultPort)"
-        }
-        var address: SocketAddress?
-        if case .success(let endpoint) = WeightedEndpoint.parse(text) {
-            address = try? SocketAddress.makeAddressResolvingHost(endpoint.host, port: endpoint.port)
-        }
-        resumeLocations[location] = address
-        return address
-    }
-
-    /// Installs the session pipeline for the user being connected (`connectingUser`).
-    private func channelInitializer() -> @Sendable (any Channel) -> EventLoopFuture<Void> {
-        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        return { channel in
-            let connector = bound.value
-            guard let user = connector.connectingUser else {
-                return channel.eventLoop.makeFailedFuture(SessionError.connection(.bootstrapWithoutSession))
-            }
-            connector.connectingUser = nil
-            do {
-                try channel.pipeline.syncOperations.addHandlers(
-                    SessionChannelHandler.pipeline(for: user, loop: connector.context))
-                return channel.eventLoop.makeSucceededVoidFuture()
-            } catch {
-                return channel.eventLoop.makeFailedFuture(error)
-            }
+    /// Opens a BOSH codec's second connection; a failure goes to the codec.
+    private func openSecondary(for codec: BOSHCodec, endpoint: WeightedEndpoint, at address: SocketAddress) {
+        let bound = NIOLoopBound(codec, eventLoop: context.eventLoop)
+        bootstraps.connect(.boshSecondary(codec, endpoint), to: address).whenFailure { error in
+            bound.value.secondaryFailed(ConnectionFailure(error))
         }
     }
 }
