@@ -20,7 +20,7 @@ final class VirtualUser {
     /// The closed-model user (or open-model arrival) this session serves, and its load phase.
     let userIndex: Int
     let phase: Int
-    /// The server endpoint this user connects to (an index into `RunEnvironment.endpointAddresses`).
+    /// The server endpoint this user connects to (an index into `RunEnvironment.resolvedEndpoints`).
     let endpoint: Int
     private var connection: SessionChannelHandler?
     private var timeoutGeneration: UInt32 = 0
@@ -62,7 +62,7 @@ final class VirtualUser {
 
     var serial: Int { machine.identity.serial }
 
-    /// The endpoint (an index into `RunEnvironment.endpointAddresses`) the current connect goes to:
+    /// The endpoint (an index into `RunEnvironment.resolvedEndpoints`) the current connect goes to:
     /// `endpoint`, or after connect failures the next one of the session's RFC 2782 order.
     var connectTarget: Int {
         guard endpointAttempt > 0, let order = loop.environment.endpointFallback else { return endpoint }
