@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // OpenSSL's libcrypto (Debian: libssl-dev) for PBKDF2, HMAC and SHA in SCRAM.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // OpenSSL's libssl (Debian: libssl-dev) for the TLS client handler; see Sources/CLibSSL/shim.h.
+        .systemLibrary(name: "CLibSSL", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
 
         // Pure protocol: XML model, stream framer, stanza parser, SASL, login state machine. No I/O.
         .target(name: "XMPPCore", dependencies: ["CLibXML2", "CCrypto"]),
@@ -36,7 +38,7 @@ let package = Package(
         .target(
             name: "LoadEngine",
             dependencies: [
-                "XMPPCore", "LoadProfile", "LoadResults", "SessionCore",
+                "XMPPCore", "LoadProfile", "LoadResults", "SessionCore", "CLibSSL",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
