@@ -82,7 +82,25 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ], resources: [.copy("Transcripts")]),
-        .testTarget(name: "IntegrationTests", dependencies: ["LoadEngine", "LoadResults", "LoadProfile", "XMPPCore"]),
+        // OpenSSLClientHandler against NIOSSL's server handler on loopback.
+        .testTarget(
+            name: "OpenSSLHandlerTests",
+            dependencies: [
+                "LoadEngine", "SessionCore",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "LoadEngine", "LoadResults", "LoadProfile", "XMPPCore", "SessionCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )
