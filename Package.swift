@@ -56,10 +56,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
-        // Benchmarks/tls-floor: what NIOSSL itself holds per idle connection (scripts/bench-sessions).
+        // glibc's live heap and process CPU for Benchmarks/tls-floor.
+        .systemLibrary(name: "CMallocInfo", path: "Benchmarks/malloc-info"),
+        // Benchmarks/tls-floor: what NIOSSL and OpenSSLClientHandler hold per idle connection, and CPU
+        // per handshake (scripts/bench-sessions).
         .executableTarget(
             name: "tls-floor",
             dependencies: [
+                "LoadEngine", "CMallocInfo",
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
