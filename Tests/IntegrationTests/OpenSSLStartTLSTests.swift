@@ -131,8 +131,12 @@ struct LoopBoundHandler: @unchecked Sendable {
                     ByteBuffer(string: "<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='PLAIN'>\(credentials)</auth>")
                 ).get()
                 _ = try await success.get()
+                // The server answers the stream's end with its own and closes (its close_notify ends
+                // the input; the handler closes the channel).
+                let end = loop.flatSubmit { transcript.wait(for: "</stream:stream>", loop: loop) }
                 try await channel.writeAndFlush(ByteBuffer(string: "</stream:stream>")).get()
-                try await channel.close()
+                _ = try await end.get()
+                try await channel.closeFuture.get()
             }
         }
     }
