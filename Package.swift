@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // OpenSSL's libcrypto (Debian: libssl-dev) for PBKDF2, HMAC and SHA in SCRAM.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // OpenSSL's libssl (Debian: libssl-dev) for the TLS client handler; see Sources/CLibSSL/shim.h.
+        .systemLibrary(name: "CLibSSL", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
 
         // Pure protocol: XML model, stream framer, stanza parser, SASL, login state machine. No I/O.
         .target(name: "XMPPCore", dependencies: ["CLibXML2", "CCrypto"]),
@@ -36,7 +38,7 @@ let package = Package(
         .target(
             name: "LoadEngine",
             dependencies: [
-                "XMPPCore", "LoadProfile", "LoadResults", "SessionCore",
+                "XMPPCore", "LoadProfile", "LoadResults", "SessionCore", "CLibSSL",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -54,10 +56,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
-        // Benchmarks/tls-floor: what NIOSSL itself holds per idle connection (scripts/bench-sessions).
+        // glibc's live heap and process CPU for Benchmarks/tls-floor.
+        .systemLibrary(name: "CMallocInfo", path: "Benchmarks/malloc-info"),
+        // Benchmarks/tls-floor: what NIOSSL and OpenSSLClientHandler hold per idle connection, and CPU
+        // per handshake (scripts/bench-sessions).
         .executableTarget(
             name: "tls-floor",
             dependencies: [
+                "LoadEngine", "CMallocInfo",
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -80,7 +87,25 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ], resources: [.copy("Transcripts")]),
-        .testTarget(name: "IntegrationTests", dependencies: ["LoadEngine", "LoadResults", "LoadProfile", "XMPPCore"]),
+        // OpenSSLClientHandler against NIOSSL's server handler on loopback.
+        .testTarget(
+            name: "OpenSSLHandlerTests",
+            dependencies: [
+                "LoadEngine", "SessionCore",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "LoadEngine", "LoadResults", "LoadProfile", "XMPPCore", "SessionCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,26 +1,38 @@
 // tls-floor: what the TLS library itself holds per idle connection (issue 15), with no XMPP, parser,
-// session or metrics on top. Built by `swift build -c release --product tls-floor`; driven by
-// `scripts/bench-sessions` (ONLY=tls-memory), which prints the split next to xmppload's STARTTLS figure.
+// session or metrics on top, and what a handshake costs in CPU (issue 30): NIOSSL (BoringSSL) beside
+// xmppload's OpenSSLClientHandler (Debian's libssl with SSL_MODE_RELEASE_BUFFERS). Built by
+// `swift build -c release --product tls-floor`; driven by `scripts/bench-sessions` (ONLY=tls-memory,
+// ONLY=tls-libssl), which prints the split next to xmppload's STARTTLS figure.
 //
 //   tls-floor serve --cert FILE --key FILE      NIO echo server on 127.0.0.1, a free port, TLS and plain
 //                                               listeners; prints "tls PORT" and "plain PORT", serves
 //                                               until it is killed
-//   tls-floor connect --port P --connections N [--tls] [--bytes B]
-//                                               one event loop opens N connections to 127.0.0.1:P (TLS 1.3
+//   tls-floor connect --port P --connections N [--tls | --openssl] [--bytes B]
+//                                               one event loop opens N connections to 127.0.0.1:P (TLS
 //                                               through NIOSSL with one shared NIOSSLContext and a
-//                                               NIOSSLClientHandler each, as xmppload does; or plain),
-//                                               sends B bytes (64) on each and waits for the echo, then idles
-//                                               2 s and prints "connections N rss_before B rss_after A"
-//                                               (bytes, from /proc/self/statm)
+//                                               NIOSSLClientHandler each, as xmppload does; through
+//                                               OpenSSLClientHandler with one shared OpenSSLContext; or
+//                                               plain), sends B bytes (64) on each and waits for the
+//                                               echo, then idles 2 s and prints "connections N
+//                                               rss_before B rss_after A heap_before H heap_after I"
+//                                               (bytes; RSS from /proc/self/statm, heap = bytes malloc
+//                                               has handed out, glibc's mallinfo2)
+//   tls-floor handshakes --port P --count N (--tls | --openssl) [--parallel K]
+//                                               N connections, K (10) at a time: connect, handshake,
+//                                               close; prints "handshakes N stack S cpu_us_per_handshake
+//                                               C wall_s W" (user + system CPU of this process over N)
 //
-// The difference between the TLS and the plain client's marginal RSS per connection is what NIOSSL and
-// BoringSSL hold per idle connection (handler, read and write buffers, the SSL object); the plain
+// The difference between the TLS and the plain client's marginal RSS per connection is what the TLS
+// stack holds per idle connection (handler, read and write buffers, the SSL object); the plain
 // figure is a bare NIO socket channel.
 
+import CMallocInfo
 import Foundation
+import LoadEngine
 import NIOCore
 import NIOPosix
 import NIOSSL
+import NIOTLS
 
 /// Echoes what it reads (the server side of both listeners).
 final class EchoHandler: ChannelInboundHandler, Sendable {
@@ -65,6 +77,95 @@ func residentBytes() -> Int {
     return (fields.count > 1 ? Int(fields[1]) ?? 0 : 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
+/// Bytes malloc has handed out and not had back (glibc's mallinfo2).
+func heapBytes() -> Int { Int(xl_heap_in_use()) }
+
+/// Process CPU (user + system) in microseconds.
+func cpuMicroseconds() -> Int { Int(xl_process_cpu_us()) }
+
+/// Which TLS client a connection uses.
+enum Stack: String {
+    case plain, nio = "niossl", openssl
+
+    init(_ arguments: [String]) {
+        self = arguments.contains("--openssl") ? .openssl : arguments.contains("--tls") ? .nio : .plain
+    }
+}
+
+/// The shared client contexts: made once per process, as xmppload makes one per run.
+struct Contexts {
+    let nio: NIOSSLContext
+    let openssl: OpenSSLContext
+
+    init() throws {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .none
+        nio = try NIOSSLContext(configuration: configuration)
+        openssl = try OpenSSLContext(verifies: false)
+    }
+
+    func add(_ stack: Stack, to channel: Channel) throws {
+        switch stack {
+        case .plain: break
+        case .nio:
+            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: nio, serverHostname: nil))
+        case .openssl:
+            try channel.pipeline.syncOperations.addHandler(OpenSSLClientHandler(context: openssl, serverHostname: nil))
+        }
+    }
+}
+
+/// Succeeds `done` when the TLS handshake completed, fails it on an error.
+final class HandshakeDone: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    private let done: EventLoopPromise<Void>
+
+    init(done: EventLoopPromise<Void>) { self.done = done }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? TLSUserEvent, case .handshakeCompleted = event { done.succeed(()) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        done.fail(error)
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        done.fail(ChannelError.eof)
+    }
+}
+
+func handshakes(port: Int, count: Int, stack: Stack, parallel: Int) throws {
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let contexts = try Contexts()
+    let startCPU = cpuMicroseconds()
+    let start = DispatchTime.now()
+    var done = 0
+    while done < count {
+        let batch = min(parallel, count - done)
+        var futures: [EventLoopFuture<Void>] = []
+        for _ in 0..<batch {
+            let handshake = group.next().makePromise(of: Void.self)
+            let channel = try ClientBootstrap(group: group)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try contexts.add(stack, to: channel)
+                        try channel.pipeline.syncOperations.addHandler(HandshakeDone(done: handshake))
+                    }
+                }
+                .connect(host: "127.0.0.1", port: port).wait()
+            futures.append(handshake.futureResult.flatMap { channel.close() })
+        }
+        try EventLoopFuture.andAllSucceed(futures, on: group.next()).wait()
+        done += batch
+    }
+    let cpu = cpuMicroseconds() - startCPU
+    let wall = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    print("handshakes \(count) stack \(stack.rawValue) cpu_us_per_handshake \(cpu / count) wall_s \(String(format: "%.2f", wall))")
+    try group.syncShutdownGracefully()
+}
+
 func option(_ name: String, in arguments: [String]) -> String? {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
     return arguments[index + 1]
@@ -99,12 +200,11 @@ func serve(certificate: String, key: String) throws {
     try tlsChannel.closeFuture.wait()  // until the process is killed
 }
 
-func connect(port: Int, connections: Int, tls: Bool, bytes: Int) throws {
+func connect(port: Int, connections: Int, stack: Stack, bytes: Int) throws {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    var configuration = TLSConfiguration.makeClientConfiguration()
-    configuration.certificateVerification = .none
-    let context = try NIOSSLContext(configuration: configuration)
+    let contexts = try Contexts()
     let before = residentBytes()
+    let heapBefore = heapBytes()
     var channels: [Channel] = []
     channels.reserveCapacity(connections)
     let batch = 200
@@ -117,10 +217,7 @@ func connect(port: Int, connections: Int, tls: Bool, bytes: Int) throws {
             let channel = try ClientBootstrap(group: group)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        if tls {
-                            try channel.pipeline.syncOperations.addHandler(
-                                NIOSSLClientHandler(context: context, serverHostname: nil))
-                        }
+                        try contexts.add(stack, to: channel)
                         try channel.pipeline.syncOperations.addHandler(PingOnce(echoed: echoed, size: bytes))
                     }
                 }
@@ -133,7 +230,8 @@ func connect(port: Int, connections: Int, tls: Bool, bytes: Int) throws {
     }
     Thread.sleep(forTimeInterval: 2)
     let after = residentBytes()
-    print("connections \(connections) rss_before \(before) rss_after \(after)")
+    let heapAfter = heapBytes()
+    print("connections \(connections) rss_before \(before) rss_after \(after) heap_before \(heapBefore) heap_after \(heapAfter)")
     for channel in channels { channel.close(promise: nil) }
     try group.syncShutdownGracefully()
 }
@@ -148,10 +246,20 @@ case "serve":
 case "connect":
     guard let port = option("--port", in: arguments).flatMap(Int.init), (1...65535).contains(port),
         let connections = option("--connections", in: arguments).flatMap(Int.init), (1...18_000).contains(connections)
-    else { fail("usage: tls-floor connect --port P --connections N (1...18000) [--tls]") }
+    else { fail("usage: tls-floor connect --port P --connections N (1...18000) [--tls | --openssl]") }
     let bytes = option("--bytes", in: arguments).flatMap(Int.init) ?? 64
     guard (1...1_000_000).contains(bytes) else { fail("--bytes must be 1...1000000") }
-    try connect(port: port, connections: connections, tls: arguments.contains("--tls"), bytes: bytes)
+    try connect(port: port, connections: connections, stack: Stack(arguments), bytes: bytes)
+case "handshakes":
+    guard let port = option("--port", in: arguments).flatMap(Int.init), (1...65535).contains(port),
+        let count = option("--count", in: arguments).flatMap(Int.init), (1...1_000_000).contains(count),
+        Stack(arguments) != .plain
+    else { fail("usage: tls-floor handshakes --port P --count N (1...1000000) (--tls | --openssl) [--parallel K]") }
+    let parallel = option("--parallel", in: arguments).flatMap(Int.init) ?? 10
+    guard (1...1000).contains(parallel) else { fail("--parallel must be 1...1000") }
+    try handshakes(port: port, count: count, stack: Stack(arguments), parallel: parallel)
 default:
-    fail("usage: tls-floor serve --cert FILE --key FILE | connect --port P --connections N [--tls]")
+    fail(
+        "usage: tls-floor serve --cert FILE --key FILE | connect --port P --connections N [--tls | --openssl]"
+            + " | handshakes --port P --count N (--tls | --openssl)")
 }
