@@ -27,8 +27,9 @@ let package = Package(
         // Pure protocol: XML model, stream framer, stanza parser, SASL, login state machine. No I/O.
         .target(name: "XMPPCore", dependencies: ["CLibXML2", "CCrypto"]),
         // Profiles and load models: YAML decoding with positions, validation, schedules. No NIO.
-        // XMPPCore for the shared TLS mode and SASL mechanism names.
-        .target(name: "LoadProfile", dependencies: ["XMPPCore", .product(name: "Yams", package: "Yams")]),
+        // XMPPCore for the shared TLS mode and SASL mechanism names; LoadResults for the one
+        // threshold model (`Threshold`) that the grammar produces and the verdict judges.
+        .target(name: "LoadProfile", dependencies: ["XMPPCore", "LoadResults", .product(name: "Yams", package: "Yams")]),
         // Metrics values and results files: histograms, snapshots, summary, report. No NIO.
         .target(name: "LoadResults", dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]),
         // A virtual user's logic without I/O: the compiled profile and the session state machine
@@ -48,7 +49,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ]),
-        // The command line: run | check | plan | report | provision.
+        // The command line: run | capacity | check | plan | report | compare | ab | provision | probe | control.
         .executableTarget(
             name: "xmppload",
             dependencies: [
@@ -72,7 +73,7 @@ let package = Package(
             path: "Benchmarks/tls-floor"),
 
         .testTarget(name: "XMPPCoreTests", dependencies: ["XMPPCore"]),
-        .testTarget(name: "LoadProfileTests", dependencies: ["LoadProfile", "XMPPCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LoadProfileTests", dependencies: ["LoadProfile", "LoadResults", "XMPPCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SessionCoreTests", dependencies: ["SessionCore", "XMPPCore", "LoadProfile", "LoadResults"]),
         .testTarget(name: "LoadResultsTests", dependencies: ["LoadResults"], resources: [.copy("Fixtures")]),
         .testTarget(

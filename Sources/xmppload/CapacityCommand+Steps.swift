@@ -139,7 +139,7 @@ final class CapacityRunner: @unchecked Sendable {
     }
 
     /// `achieved 12.0/s, logins 11.9/s, errors 0 %, login.p99 250 ms — pass`.
-    static func line(_ step: CapacityStep, rules: [VerdictRule], dimension: CapacityDimension) -> String {
+    static func line(_ step: CapacityStep, rules: [Threshold], dimension: CapacityDimension) -> String {
         var parts = [
             "achieved \(dimension == .arrivalRate ? CapacityStep.number(step.achieved) + "/s" : CapacityStep.number(step.achieved) + " online")",
             "logins \(CapacityStep.number(step.loginsPerSecond))/s", "errors \(VerdictUnit.fraction.format(step.errorRate))",
@@ -199,7 +199,7 @@ final class CapacityStepWatch: RunOutput, @unchecked Sendable {
     let step: Int
     let asked: Double
     let warmup: Double
-    let rules: [VerdictRule]
+    let rules: [Threshold]
     let log: CapacityIntervalLog
     private let lock = NSLock()
     private var kept: [IntervalSnapshot] = []
@@ -207,7 +207,7 @@ final class CapacityStepWatch: RunOutput, @unchecked Sendable {
     private var cutTime: Double?
     private var onlineBefore: Int64 = 0
 
-    init(step: Int, asked: Double, warmup: Double, rules: [VerdictRule], log: CapacityIntervalLog) {
+    init(step: Int, asked: Double, warmup: Double, rules: [Threshold], log: CapacityIntervalLog) {
         self.step = step
         self.asked = asked
         self.warmup = warmup

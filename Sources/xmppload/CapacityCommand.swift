@@ -107,7 +107,8 @@ struct CapacityCommand: AsyncParsableCommand {
         }
         if let startAt = configuration.startAt, startAt.timeIntervalSinceNow > 0 {
             let wait = startAt.timeIntervalSinceNow
-            FileHandle.standardError.write(Data("xmppload: waiting \(Int(wait.rounded())) s for --start-at \(RunCommand.rfc3339(startAt))\n".utf8))
+            FileHandle.standardError.write(
+                Data("xmppload: waiting \(Int(wait.rounded())) s for --start-at \(RunOptionsResolver.rfc3339(startAt))\n".utf8))
             try await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
         }
         let output = ResultsDirectory(path: configuration.outputDirectory)
@@ -136,8 +137,8 @@ struct CapacityCommand: AsyncParsableCommand {
 
     /// Everything a search needs, checked at once.
     struct Setup {
-        var options: RunCommand.ResolvedOptions
-        var rules: [VerdictRule]
+        var options: ResolvedRun
+        var rules: [Threshold]
         var dimension: CapacityDimension
         var settings: CapacitySearch.Settings
         var warmup: Duration
@@ -178,12 +179,8 @@ struct CapacityCommand: AsyncParsableCommand {
         let holdValue = LoadFlags.duration(stepDuration, flag: "--step-duration", problems: &problems)
         let warmupValue = LoadFlags.duration(warmup, flag: "--warmup", problems: &problems)
         if let holdValue, holdValue < .seconds(1) { problems.append("--step-duration must be at least 1s, got '\(stepDuration)'") }
-        var resolutionValue: Double?
-        let resolutionText = resolution.hasSuffix("%") ? String(resolution.dropLast()) : resolution
-        if let number = Double(resolutionText.trimmingCharacters(in: .whitespaces)) {
-            let fraction = resolution.hasSuffix("%") ? number / 100 : number
-            if fraction > 0 && fraction < 1 { resolutionValue = fraction }
-        }
+        // `5%` or a bare fraction (`0.05`).
+        let resolutionValue = PercentText.parse(resolution).map(\.fraction).flatMap { $0 > 0 && $0 < 1 ? $0 : nil }
         if resolutionValue == nil { problems.append("--resolution must be a percentage above 0 and below 100 (e.g. 5%), got '\(resolution)'") }
         let startValue = start ?? (dimension == .arrivalRate ? 5 : 50)
         if !(startValue > 0 && startValue.isFinite) { problems.append("--start must be greater than 0, got \(startValue)") }
@@ -194,10 +191,9 @@ struct CapacityCommand: AsyncParsableCommand {
             dimension == .arrivalRate
             ? LoadFlags(rate: startValue, duration: DurationText.format(total), seed: flags.seed)
             : LoadFlags(sessions: Swift.max(1, Int(startValue.rounded())), ramp: nil, duration: DurationText.format(total), seed: flags.seed)
-        var options: RunCommand.ResolvedOptions?
+        var options: ResolvedRun?
         do {
-            options = try RunCommand.resolve(
-                flags: flags, load: load, thresholds: [], warmup: nil, abortOnFail: false, environment: environment, definition: definition)
+            options = try RunCommand.resolve(flags.options(load: load), environment: environment, definition: definition)
         } catch let error as ValidationError {
             problems.append(error.message)
         }
@@ -219,7 +215,7 @@ struct CapacityCommand: AsyncParsableCommand {
             start: dimension == .sessions ? startValue.rounded() : startValue, max: maxValue, resolution: resolutionValue,
             integral: dimension == .sessions, growth: segmented ? ladderRatio : 2, bisects: !segmented)
         return Setup(
-            options: options, rules: thresholds.map(VerdictRule.init), dimension: dimension, settings: settings,
+            options: options, rules: thresholds, dimension: dimension, settings: settings,
             warmup: warmupValue, hold: holdValue, interval: interval, seed: options.plan.seed,
             gracefulStop: definition.plan?.gracefulStop ?? .seconds(10))
     }

@@ -29,9 +29,9 @@ enum CapacityReport {
                 )
             }
         }
-        var rules: [VerdictRule] = []
+        var rules: [Threshold] = []
         for text in first.rules {
-            do { rules.append(VerdictRule(try Threshold.parse(text))) } catch { throw Problem(description: "rule '\(text)': \(error)") }
+            do { rules.append(try Threshold.parse(text)) } catch { throw Problem(description: "rule '\(text)': \(error)") }
         }
         let settings = CapacitySearch.Settings(
             start: first.start, max: first.max, resolution: first.resolution, integral: first.dimension == .sessions,

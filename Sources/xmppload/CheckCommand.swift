@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoadEngine
 import LoadProfile
 
 /// `xmppload check PROFILE...`: validates profiles without connecting. Prints every problem of every
@@ -34,7 +35,7 @@ struct CheckCommand: ParsableCommand {
     func run() throws {
         var problems = 0
         var flagProblems: [String] = []
-        let flagThresholds = RunCommand.parseThresholds(thresholds, problems: &flagProblems)
+        let flagThresholds = RunOptionsResolver.parseThresholds(thresholds, problems: &flagProblems)
         var overrides = VariableOverrides.none
         do { overrides = try VariableOverrides(parsing: variables) } catch { flagProblems += error.messages }
         if !flagProblems.isEmpty {
@@ -55,7 +56,7 @@ struct CheckCommand: ParsableCommand {
                 let transportProblems = ProfileEndpoints.problems(of: definition)
                 guard transportProblems.isEmpty else { throw ProfileErrors(problems: transportProblems) }
                 // A --threshold on a metric this profile cannot record is a problem of this file.
-                let metricProblems = RunCommand.thresholdMetricProblems(flagThresholds, definition: definition)
+                let metricProblems = RunOptionsResolver.thresholdMetricProblems(flagThresholds, definition: definition)
                 guard metricProblems.isEmpty else {
                     let start = SourceLocation(file: path, line: 1, column: 1)
                     throw ProfileErrors(problems: metricProblems.map { ProfileProblem(location: start, message: $0) })

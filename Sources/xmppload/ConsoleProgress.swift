@@ -56,6 +56,9 @@ final class ConsoleProgress: RunOutput {
             Console.print((interactive ? "\n" : "") + "warning: \(failures.sentence); the run goes on and retries each interval")
         case .intervalWritesRecovered(let failures):
             Console.print((interactive ? "\n" : "") + "intervals.jsonl is written again: \(failures.sentence)")
+        case .controlChanged:
+            // intervals.jsonl records it; `xmppload control … status` shows the load now.
+            break
         }
     }
 

@@ -35,7 +35,7 @@ struct ProbeCommand: AsyncParsableCommand {
 
     func run() async throws {
         var problems: [String] = []
-        let address = RunCommand.parseServer(server)
+        let address = RunOptionsResolver.parseServer(server)
         if address == nil { problems.append("--server must be HOST:PORT, got '\(server)'") }
         if domain.isEmpty { problems.append("--domain must not be empty") }
         let tlsMode = TLSMode(rawValue: tls)
@@ -47,7 +47,7 @@ struct ProbeCommand: AsyncParsableCommand {
         if let account, account.isEmpty || account.hasPrefix("@") { problems.append("--account must name a user, got '\(account)'") }
         var password: String?
         if account != nil {
-            password = RunCommand.resolvePassword(
+            password = RunOptionsResolver.resolvePassword(
                 flag: nil, file: passwordFile, environment: ProcessInfo.processInfo.environment["XMPPLOAD_PASSWORD"], problems: &problems)
             if password == nil && problems.isEmpty {
                 problems.append("--account needs a password: --password-file FILE or XMPPLOAD_PASSWORD")

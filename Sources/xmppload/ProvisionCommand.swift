@@ -45,17 +45,17 @@ struct ProvisionCommand: AsyncParsableCommand {
 
     func run() async throws {
         var problems: [String] = []
-        let address = RunCommand.parseServer(server)
+        let address = RunOptionsResolver.parseServer(server)
         if address == nil { problems.append("--server must be HOST:PORT, got '\(server)'") }
-        let range = RunCommand.parseRange(accounts)
+        let range = RunOptionsResolver.parseRange(accounts)
         if range == nil {
-            problems.append("--accounts must be FROM-TO with 0 <= FROM <= TO <= \(RunCommand.maxAccountNumber), got '\(accounts)'")
+            problems.append("--accounts must be FROM-TO with 0 <= FROM <= TO <= \(RunOptionsResolver.maxAccountNumber), got '\(accounts)'")
         }
         if !(1...10_000).contains(concurrency) { problems.append("--concurrency must be 1 to 10000, got \(concurrency)") }
         let tlsPolicy = TLSMode(rawValue: tls)
         if tlsPolicy == nil { problems.append("--tls must be starttls, direct or none, got '\(tls)'") }
         let environment = try ConnectionDefaults.load(file: nil)
-        let resolved = RunCommand.resolvePassword(
+        let resolved = RunOptionsResolver.resolvePassword(
             flag: password, file: passwordFile, environment: environment.password,
             problems: &problems)
         if resolved == nil && problems.isEmpty {

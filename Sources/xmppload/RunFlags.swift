@@ -1,10 +1,13 @@
 import ArgumentParser
+import LoadEngine
+import LoadProfile
 
 // The options `run` and `capacity` share: the server, accounts, TLS and SASL, results and the engine.
 
 /// The flags of a load run that do not choose the load itself (`--sessions`, `--rate`, … stay with
 /// `run`; `capacity` searches the load): one `@OptionGroup` shared by `run` and `capacity`, so the two
-/// commands read connection details, accounts and engine settings the same way (`RunCommand.resolve`).
+/// commands read connection details, accounts and engine settings the same way (`options(load:)`, then
+/// `RunCommand.resolve`).
 struct RunFlags: ParsableArguments {
     @Option(
         help: ArgumentHelp(
@@ -119,4 +122,48 @@ struct RunFlags: ParsableArguments {
 
     @OptionGroup(title: "Limits on what a session accepts from the server")
     var hardening: HardeningOptions
+}
+
+extension RunFlags {
+    /// These flags and the load as plain values, for `RunOptionsResolver`.
+    func options(load: LoadFlags) -> RunOptions {
+        var options = RunOptions()
+        options.servers = server
+        options.dns = dns
+        options.source = source
+        options.variables = variables
+        options.startAt = startAt
+        options.runID = runId
+        options.domain = domain
+        options.accounts = accounts
+        options.accountPrefix = accountPrefix
+        options.password = password
+        options.passwordFile = passwordFile
+        options.serverEnv = serverEnv
+        options.tls = tls
+        options.insecure = insecure
+        options.sasl = sasl
+        options.seed = load.seed
+        options.segment = segment
+        options.out = out
+        options.overwrite = overwrite
+        options.interval = interval
+        options.metricsPort = metricsPort
+        options.metricsHost = metricsHost
+        options.loops = loops
+        options.maxLateness = maxLateness
+        options.messageGrace = messageGrace
+        options.plain = plain
+        options.churn = churn
+        options.writeStall = writeStall
+        options.reconnect = reconnect
+        options.label = label
+        options.tags = tag
+        options.limits = hardening.values
+        options.sessions = load.sessions
+        options.ramp = load.ramp
+        options.rate = load.rate
+        options.duration = load.duration
+        return options
+    }
 }

@@ -36,6 +36,14 @@ import XMPPCore
         }
     }
 
+    /// What a `ThresholdWatch` announced. `@unchecked Sendable`: `added` is only touched holding `lock`.
+    final class Announced: @unchecked Sendable {
+        private let lock = NSLock()
+        private var added: [String] = []
+        func add(_ line: String) { lock.withLock { added.append(line) } }
+        var lines: [String] { lock.withLock { added } }
+    }
+
     /// A loopback port that refuses connections for as long as the returned descriptor stays open.
     static func refusingPort() throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -64,7 +72,7 @@ import XMPPCore
           - logout
         """
 
-    func run(stopAt: Int?, plan: LoadPlan) async throws -> (RunSummary, RecordingOutput, ResultsDirectory) {
+    func run(stopAt: Int?, plan: LoadPlan, also extra: [any RunOutput] = []) async throws -> (RunSummary, RecordingOutput, ResultsDirectory) {
         let (fd, port) = try Self.refusingPort()
         defer { close(fd) }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-outputs-\(UUID().uuidString.prefix(8))").path
@@ -74,7 +82,7 @@ import XMPPCore
             interval: .milliseconds(200), messageGrace: .milliseconds(200), eventLoops: 2)
         let definition = try ProfileLoader.load(yaml: Self.profile, file: "refused.yaml")
         let output = RecordingOutput(stopAt: stopAt)
-        let summary = try await LoadRun(configuration: configuration, definition: definition, plan: plan).run(outputs: [output])
+        let summary = try await LoadRun(configuration: configuration, definition: definition, plan: plan).run(outputs: extra + [output])
         return (summary, output, ResultsDirectory(path: out))
     }
 
@@ -118,5 +126,28 @@ import XMPPCore
         let html = try String(contentsOfFile: directory.file(ResultsDirectory.reportFile), encoding: .utf8)
         #expect(html == HTMLReport.render(try MergedResults.load(directories: [directory.path])))
         #expect(html.contains(summary.runID))
+    }
+
+    /// The threshold watch is an output like the others: with `--abort-on-fail` it stops the run at
+    /// the first failing interval, and it puts the verdict into the summary before summary.json is
+    /// written; the outputs after it see the judged summary.
+    @Test(.timeLimit(.minutes(1)))
+    func theThresholdWatchStopsTheRunAndJudgesItBeforeTheSummaryIsWritten() async throws {
+        let rule = try Threshold.parse("sessions.failed == 0")
+        let announced = Announced()
+        let watch = ThresholdWatch(evaluator: VerdictEvaluator(rules: [rule]), abortOnFail: true) { announced.add($0.threshold) }
+        let (summary, output, directory) = try await run(
+            stopAt: nil, plan: .closed(sessions: 5, ramp: .seconds(30), duration: .seconds(600)), also: [watch])
+        defer { try? FileManager.default.removeItem(atPath: directory.path) }
+        #expect(summary.stopReason == StopReason.thresholdsFailed.rawValue)
+        #expect(announced.lines == ["sessions.failed == 0"])
+        let verdict = try #require(watch.verdict)
+        #expect(verdict.thresholds.map(\.status) == [.fail])
+        #expect(summary.thresholds == verdict.thresholds)
+        #expect(try directory.readSummary().thresholds?.map(\.status) == [.fail])
+        // The later output's end carries the judged summary and the run's own timeline of every interval.
+        let end = try #require(output.seen.ends.first)
+        #expect(end.summary.thresholds == verdict.thresholds)
+        #expect(end.timeline.points.count == output.seen.intervals.count)
     }
 }

@@ -1,3 +1,4 @@
+import LoadResults
 import Testing
 
 @testable import LoadProfile
@@ -10,7 +11,7 @@ import Testing
         var quantity: ThresholdQuantity
         var comparison: ThresholdComparison
         var bound: Double
-        var unit: ThresholdUnit
+        var unit: VerdictUnit
         var window: Double? = nil
         var trend = false
         var testDescription: String { text }

@@ -6,9 +6,9 @@ import Testing
 /// Capacity steps judged from synthetic intervals (1 s each, warm-up 2 s, load end 8 s): pass, fail,
 /// collapse, generator-limited, and the headline, table and chart of a whole search.
 @Suite struct CapacityJudgeTests {
-    static let loginRule = VerdictRule(
-        measure: VerdictTests.loginP99, comparison: .less, bound: 300, unit: .milliseconds, text: "login.p99 < 300ms")
-    static let errorRule = VerdictRule(measure: .errorsRate, comparison: .less, bound: 0.01, unit: .fraction, text: "errors.rate < 1%")
+    static let loginRule = Threshold(
+        quantity: VerdictTests.loginP99, comparison: .less, bound: 300, unit: .milliseconds, text: "login.p99 < 300ms")
+    static let errorRule = Threshold(quantity: .errorsRate, comparison: .less, bound: 0.01, unit: .fraction, text: "errors.rate < 1%")
 
     /// Eight 1 s intervals; `shape(index)` changes one.
     static func intervals(_ shape: (Int, inout IntervalSnapshot) -> Void = { _, _ in }) -> [IntervalSnapshot] {
@@ -19,7 +19,7 @@ import Testing
         }
     }
 
-    static func judge(_ intervals: [IntervalSnapshot], asked: Double = 10, rules: [VerdictRule] = [loginRule, errorRule]) -> CapacityStep {
+    static func judge(_ intervals: [IntervalSnapshot], asked: Double = 10, rules: [Threshold] = [loginRule, errorRule]) -> CapacityStep {
         CapacityJudge.judge(
             intervals: intervals, rules: rules, dimension: .arrivalRate, asked: asked, warmup: 2, loadEnd: 8, index: 1, purpose: .climb,
             directory: "steps/01-10per")

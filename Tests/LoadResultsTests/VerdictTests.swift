@@ -36,10 +36,10 @@ import Testing
         return snapshot
     }
 
-    static let loginP99 = VerdictMeasure.latencyPercentile(metric: "login", percentile: 99, label: "p99")
+    static let loginP99 = ThresholdQuantity.latency(metric: "login", statistic: .p99)
 
     static func evaluate(
-        _ rules: [VerdictRule], _ intervals: [IntervalSnapshot], warmup: Double = 0,
+        _ rules: [Threshold], _ intervals: [IntervalSnapshot], warmup: Double = 0,
         loadEnd: Double? = nil, target: Int? = nil, stopReason: String = "duration"
     ) -> Verdict {
         var evaluator = VerdictEvaluator(rules: rules, warmup: warmup, loadEnd: loadEnd, targetSessions: target)
@@ -51,13 +51,16 @@ import Testing
         let intervals = (0..<6).map { Self.interval($0, loginMs: $0 == 5 ? 900 : 100, errors: $0 == 2 ? 1 : 0) }
         let verdict = Self.evaluate(
             [
-                VerdictRule(measure: Self.loginP99, comparison: .less, bound: 800, unit: .milliseconds, text: "login.p99 < 800ms"),
-                VerdictRule(measure: Self.loginP99, comparison: .less, bound: 1000, unit: .milliseconds, text: "login.p99 < 1s"),
-                VerdictRule(measure: .errorsCount, comparison: .equal, bound: 0, unit: .count, text: "errors.count == 0"),
-                VerdictRule(measure: .errorsRate, comparison: .less, bound: 0.05, unit: .fraction, text: "errors.rate < 5%"),
-                VerdictRule(measure: .latencyCount(metric: "login"), comparison: .greaterOrEqual, bound: 60, unit: .count, text: "login.count >= 60"),
-                VerdictRule(
-                    measure: .latencyRate(metric: "login"), comparison: .greaterOrEqual, bound: 1, unit: .perSecond, text: "login.rate >= 1/s"),
+                Threshold(quantity: Self.loginP99, comparison: .less, bound: 800, unit: .milliseconds, text: "login.p99 < 800ms"),
+                Threshold(quantity: Self.loginP99, comparison: .less, bound: 1000, unit: .milliseconds, text: "login.p99 < 1s"),
+                Threshold(quantity: .errorsCount, comparison: .equal, bound: 0, unit: .count, text: "errors.count == 0"),
+                Threshold(quantity: .errorsRate, comparison: .less, bound: 0.05, unit: .fraction, text: "errors.rate < 5%"),
+                Threshold(
+                    quantity: .latency(metric: "login", statistic: .count), comparison: .greaterOrEqual, bound: 60, unit: .count,
+                    text: "login.count >= 60"),
+                Threshold(
+                    quantity: .latency(metric: "login", statistic: .rate), comparison: .greaterOrEqual, bound: 1, unit: .perSecond,
+                    text: "login.rate >= 1/s"),
             ], intervals, loadEnd: 60)
         #expect(verdict.thresholds.map(\.status) == [.fail, .pass, .fail, .pass, .pass, .pass])
         // 10 of 60 logins took 900 ms: p99 is 900 ms (HDR, 3 significant digits).
@@ -75,8 +78,8 @@ import Testing
     @Test func warmupExcludesItsIntervals() {
         let intervals = (0..<6).map { Self.interval($0, loginMs: $0 < 2 ? 3000 : 100, errors: $0 < 2 ? 5 : 0) }
         let rules = [
-            VerdictRule(measure: Self.loginP99, comparison: .less, bound: 800, unit: .milliseconds, text: "login.p99 < 800ms"),
-            VerdictRule(measure: .errorsCount, comparison: .equal, bound: 0, unit: .count, text: "errors.count == 0"),
+            Threshold(quantity: Self.loginP99, comparison: .less, bound: 800, unit: .milliseconds, text: "login.p99 < 800ms"),
+            Threshold(quantity: .errorsCount, comparison: .equal, bound: 0, unit: .count, text: "errors.count == 0"),
         ]
         #expect(Self.evaluate(rules, intervals).thresholds.map(\.status) == [.fail, .fail])
         let warm = Self.evaluate(rules, intervals, warmup: 20)
@@ -88,7 +91,7 @@ import Testing
         // 12 intervals of 10 s = 4 windows of 30 s; the third window (60–90 s) has 3 failed sessions of
         // the 10 online at its start and the 33 started in it.
         let intervals = (0..<12).map { Self.interval($0, errors: $0 == 7 ? 3 : 0, online: 10) }
-        let rule = VerdictRule(measure: .errorsRate, comparison: .less, bound: 0.05, unit: .fraction, window: 30, text: "errors.rate < 5% over 30s")
+        let rule = Threshold(quantity: .errorsRate, comparison: .less, bound: 0.05, unit: .fraction, window: 30, text: "errors.rate < 5% over 30s")
         let result = Self.evaluate([rule], intervals).thresholds[0]
         #expect(result.status == .fail)
         #expect(result.windows == 4)
@@ -105,8 +108,8 @@ import Testing
     @Test func sessionsOnlineIsTheLowestDuringTheLoadAsFractionOfTheTarget() {
         // Online 100 during the load, then falling while sessions log out after 60 s.
         let intervals = (0..<8).map { Self.interval($0, online: $0 == 3 ? 96 : $0 >= 6 ? 10 : 100) }
-        let percent = VerdictRule(measure: .sessionsOnline, comparison: .greaterOrEqual, bound: 0.95, unit: .fraction, text: "sessions.online >= 95%")
-        let absolute = VerdictRule(measure: .sessionsOnline, comparison: .greaterOrEqual, bound: 97, unit: .count, text: "sessions.online >= 97")
+        let percent = Threshold(quantity: .sessionsOnline, comparison: .greaterOrEqual, bound: 0.95, unit: .fraction, text: "sessions.online >= 95%")
+        let absolute = Threshold(quantity: .sessionsOnline, comparison: .greaterOrEqual, bound: 97, unit: .count, text: "sessions.online >= 97")
         let verdict = Self.evaluate([percent, absolute], intervals, loadEnd: 60, target: 100)
         #expect(verdict.thresholds.map(\.status) == [.pass, .fail])
         #expect(verdict.thresholds[0].value == 0.96)
@@ -122,8 +125,8 @@ import Testing
     @Test func messageLossAddsTheLossesOnlyTheEndRevealed() {
         let intervals = (0..<3).map { Self.interval($0, sent: 100, lost: $0 == 1 ? 1 : 0) }
         var evaluator = VerdictEvaluator(rules: [
-            VerdictRule(measure: .messagesLost, comparison: .equal, bound: 0, unit: .count, text: "messages.lost == 0"),
-            VerdictRule(measure: .messagesLoss, comparison: .less, bound: 0.01, unit: .fraction, text: "messages.loss < 1%"),
+            Threshold(quantity: .messagesLost, comparison: .equal, bound: 0, unit: .count, text: "messages.lost == 0"),
+            Threshold(quantity: .messagesLoss, comparison: .less, bound: 0.01, unit: .fraction, text: "messages.loss < 1%"),
         ])
         for snapshot in intervals { evaluator.add(snapshot) }
         #expect(evaluator.lostInIntervals == 1)
@@ -134,8 +137,8 @@ import Testing
 
     @Test func noSamplesIsNoDataNotAFailure() {
         let intervals = (0..<3).map { Self.interval($0) }
-        let rule = VerdictRule(
-            measure: .latencyPercentile(metric: "message", percentile: 99, label: "p99"), comparison: .less,
+        let rule = Threshold(
+            quantity: .latency(metric: "message", statistic: .p99), comparison: .less,
             bound: 100, unit: .milliseconds, text: "message.p99 < 100ms")
         let verdict = Self.evaluate([rule], intervals)
         #expect(verdict.thresholds[0].status == .noData)
@@ -149,12 +152,12 @@ import Testing
             let noise = Double((index * 7919) % 11) - 5
             return Self.interval(index, loginMs: 100 + UInt64((index * 31) % 3), rss: UInt64(100e6 + 50e6 * hours + noise * 1e5))
         }
-        let trend = VerdictRule(
-            measure: .generatorRSS, comparison: .less, bound: 0.05, unit: .fractionPerHour, isTrend: true,
+        let trend = Threshold(
+            quantity: .generatorRSS, comparison: .less, bound: 0.05, unit: .fractionPerHour, isTrend: true,
             text: "trend(generator.rss) < 5%/h")
         // Login p99 is flat with a sawtooth whose fitted slope is a hair above 0: inside its interval, so it passes.
-        let flat = VerdictRule(
-            measure: Self.loginP99, comparison: .less, bound: 0, unit: .fractionPerHour, isTrend: true,
+        let flat = Threshold(
+            quantity: Self.loginP99, comparison: .less, bound: 0, unit: .fractionPerHour, isTrend: true,
             text: "trend(login.p99) < 0%/h")
         let verdict = Self.evaluate([trend, flat], intervals, loadEnd: 7200)
         #expect((verdict.thresholds[1].value ?? 0) > 0)
@@ -202,9 +205,9 @@ import Testing
         var monitor = ThresholdMonitor(
             evaluator: VerdictEvaluator(
                 rules: [
-                    VerdictRule(measure: .errorsCount, comparison: .equal, bound: 0, unit: .count, text: "errors.count == 0"),
-                    VerdictRule(
-                        measure: .generatorRSS, comparison: .less, bound: 0, unit: .fractionPerHour, isTrend: true,
+                    Threshold(quantity: .errorsCount, comparison: .equal, bound: 0, unit: .count, text: "errors.count == 0"),
+                    Threshold(
+                        quantity: .generatorRSS, comparison: .less, bound: 0, unit: .fractionPerHour, isTrend: true,
                         text: "trend(generator.rss) < 0%/h"),
                 ], warmup: 20))
         var cumulative = IntervalSnapshot()
@@ -225,7 +228,7 @@ import Testing
             runID: "r", profile: "p", startedAt: Date(timeIntervalSince1970: 0), endedAt: Date(timeIntervalSince1970: 30),
             stopReason: "completed", total: total, healths: [], peakConcurrent: 0, ledger: LedgerCounts())
         let verdict = Self.evaluate(
-            [VerdictRule(measure: .errorsCount, comparison: .equal, bound: 0, unit: .count, text: "errors.count == 0")],
+            [Threshold(quantity: .errorsCount, comparison: .equal, bound: 0, unit: .count, text: "errors.count == 0")],
             intervals, stopReason: "completed")
         summary.apply(verdict)
         #expect(summary.stopReason == "server-unreachable")
@@ -262,7 +265,7 @@ import Testing
             stopReason: "completed", total: total, healths: [], peakConcurrent: 100, ledger: LedgerCounts())
         summary.apply(
             Self.evaluate(
-                [VerdictRule(measure: Self.loginP99, comparison: .less, bound: 50, unit: .milliseconds, text: "login.p99 < 50ms")],
+                [Threshold(quantity: Self.loginP99, comparison: .less, bound: 50, unit: .milliseconds, text: "login.p99 < 50ms")],
                 intervals, stopReason: "completed"))
         try directory.writeSummary(summary)
         let merged = try MergedResults.load(directories: [path])

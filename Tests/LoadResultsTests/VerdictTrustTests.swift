@@ -10,7 +10,7 @@ import Testing
     typealias Tables = VerdictTests
 
     static func verdict(
-        _ intervals: [IntervalSnapshot], rules: [VerdictRule] = [], stopReason: String = "completed", rampEnd: Double? = nil,
+        _ intervals: [IntervalSnapshot], rules: [Threshold] = [], stopReason: String = "completed", rampEnd: Double? = nil,
         loadEnd: Double? = nil, planned: PlannedWork = PlannedWork(), segmented: Bool = false, finalLost: UInt64 = 0
     ) -> Verdict {
         var evaluator = VerdictEvaluator(
@@ -75,9 +75,9 @@ import Testing
     @Test func oneGeneratorOfSeveralLeavesLossRulesToReport() {
         let interval = Tables.interval(0, logins: 10, sent: 100, lost: 60, started: 10)
         let rules = [
-            VerdictRule(measure: .messagesLost, comparison: .equal, bound: 0, unit: .count, text: "messages.lost == 0"),
-            VerdictRule(measure: .messagesLoss, comparison: .less, bound: 0.01, unit: .fraction, text: "messages.loss < 1%"),
-            VerdictRule(measure: .sessionsFailed, comparison: .equal, bound: 0, unit: .count, text: "sessions.failed == 0"),
+            Threshold(quantity: .messagesLost, comparison: .equal, bound: 0, unit: .count, text: "messages.lost == 0"),
+            Threshold(quantity: .messagesLoss, comparison: .less, bound: 0.01, unit: .fraction, text: "messages.loss < 1%"),
+            Threshold(quantity: .sessionsFailed, comparison: .equal, bound: 0, unit: .count, text: "sessions.failed == 0"),
         ]
         let several = Self.verdict([interval], rules: rules, segmented: true)
         #expect(several.thresholds.map(\.status) == [.noData, .noData, .pass])
@@ -124,7 +124,7 @@ import Testing
             runID: "r", profile: "p", startedAt: Date(timeIntervalSince1970: 0), endedAt: Date(timeIntervalSince1970: 10),
             stopReason: "completed", total: interval, healths: [], peakConcurrent: 0, ledger: LedgerCounts())
         #expect(summary.errorRate == row.rate)
-        let rule = VerdictRule(measure: .errorsRate, comparison: .less, bound: 0.5, unit: .fraction, text: "errors.rate < 50%")
+        let rule = Threshold(quantity: .errorsRate, comparison: .less, bound: 0.5, unit: .fraction, text: "errors.rate < 50%")
         let judged = Self.verdict([interval], rules: [rule]).thresholds[0]
         #expect(judged.value == row.rate)
         #expect((judged.value ?? 0) <= 1)
@@ -137,8 +137,8 @@ import Testing
         let intervals = (0..<18).map { index in
             Tables.interval(index, loginMs: 10 + UInt64(index) * 200, rss: UInt64(50_000_000 + index * 5_000_000), seconds: 5)
         }
-        let trend = VerdictRule(
-            measure: .generatorRSS, comparison: .less, bound: 0.02, unit: .fractionPerHour, isTrend: true, text: "trend(generator.rss) < 2%/h")
+        let trend = Threshold(
+            quantity: .generatorRSS, comparison: .less, bound: 0.02, unit: .fractionPerHour, isTrend: true, text: "trend(generator.rss) < 2%/h")
         let verdict = Self.verdict(intervals, rules: [trend], loadEnd: 90)
         #expect(verdict.findings.isEmpty)
         let note = try #require(verdict.trendsNote)

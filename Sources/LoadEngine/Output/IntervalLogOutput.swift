@@ -7,7 +7,7 @@ import LoadResults
 /// before the next one. This output says so: `takeNotice()` returns a progress event when writes
 /// start failing and when they recover (the run passes it to every output, so the console shows
 /// it), and `failures()` is what `summary.json` records as `interval_writes`. At the run's end the
-/// backlog is tried once more.
+/// backlog is tried once more (`complete`).
 /// `@unchecked Sendable`: used by the run's orchestrating task only, one call at a time (like the writer).
 public final class IntervalLogOutput: RunOutput, @unchecked Sendable {
     private let writer: IntervalLogWriter
@@ -20,8 +20,8 @@ public final class IntervalLogOutput: RunOutput, @unchecked Sendable {
     }
 
     /// Writes a control change as its own line, between the intervals.
-    public func record(_ event: ControlEvent) {
-        writer.append(line: event.line)
+    public func progress(_ event: ProgressEvent) {
+        if case .controlChanged(let change) = event { writer.append(line: change.line) }
     }
 
     public func intervalEnded(_ interval: IntervalEnd) throws -> StopReason? {
@@ -36,6 +36,11 @@ public final class IntervalLogOutput: RunOutput, @unchecked Sendable {
         guard failing != toldFailing, let failures = failures() else { return nil }
         toldFailing = failing
         return failing ? .intervalWritesFailing(failures) : .intervalWritesRecovered(failures)
+    }
+
+    /// Records in the summary what failed to write (`interval_writes`), after trying the backlog once more.
+    public func complete(_ summary: inout RunSummary) {
+        summary.intervalWrites = failures(flushing: true)
     }
 
     /// Tries the backlog once more; then what failed during the run, or nil when nothing did.

@@ -12,4 +12,6 @@ public enum ProgressEvent: Sendable, Equatable {
     case intervalWritesFailing(IntervalWriteFailures)
     /// The intervals that failed to write earlier are written now.
     case intervalWritesRecovered(IntervalWriteFailures)
+    /// The control port changed the load (`intervals.jsonl` records it between the intervals).
+    case controlChanged(ControlEvent)
 }

@@ -1,16 +1,20 @@
 import LoadResults
 
 /// What every output gets when the run ended: the summary and the final manifest, exactly as written
-/// to `summary.json` and `manifest.json` in `directory`.
+/// to `summary.json` and `manifest.json` in `directory`, and the run's intervals reduced as they came.
 public struct RunEnd: Sendable {
     public var summary: RunSummary
     /// With `endedAt` and `stopReason` set.
     public var manifest: RunManifest
     public var directory: ResultsDirectory
+    /// Every interval of the run, reduced to chart points, the total and outages (what `LoadRun`
+    /// keeps in memory for the summary; the report is drawn from it).
+    public var timeline: MergedResults.Timeline
 
-    public init(summary: RunSummary, manifest: RunManifest, directory: ResultsDirectory) {
+    public init(summary: RunSummary, manifest: RunManifest, directory: ResultsDirectory, timeline: MergedResults.Timeline) {
         self.summary = summary
         self.manifest = manifest
         self.directory = directory
+        self.timeline = timeline
     }
 }

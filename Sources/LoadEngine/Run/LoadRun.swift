@@ -11,8 +11,9 @@ import XMPPCore
 ///
 /// Orchestration runs in structured concurrency (`run(outputs:)`); the hot path stays on the event
 /// loops as handlers and scheduled callbacks. Every 50 ms the run observes its loops and asks its
-/// `RunStopSequence` what to do; at every interval's end it collects one snapshot and hands it to
-/// each `RunOutput` (intervals.jsonl, report.html, the Prometheus endpoint, then the caller's). Ends
+/// `RunStopSequence` what to do; at every interval's end it collects one snapshot, reduces it into
+/// the timeline it keeps for the summary (outages, the report's charts), and hands it to each
+/// `RunOutput` (intervals.jsonl, report.html, the Prometheus endpoint, then the caller's). Ends
 /// when every arrival was started and every session ended, when the plan's duration (or
 /// `--duration`) is reached, or on `requestStop()` (SIGINT/SIGTERM, or an output's request); in the
 /// last two cases sessions finish their current step and log out within the graceful-stop timeout,
@@ -53,10 +54,10 @@ public final class LoadRun: Sendable {
     /// Runs to the end and returns the summary that was written to `summary.json`.
     ///
     /// `outputs` get every interval and the run's end after the run's own outputs (intervals.jsonl,
-    /// report.html, the Prometheus endpoint), in the order given; see `RunOutput`. `judge` completes
-    /// the summary (the verdict: thresholds, findings, the outcome, maybe the stop reason) before
+    /// report.html, the Prometheus endpoint), in the order given; see `RunOutput`. Each completes the
+    /// summary in that order (`RunOutput.complete`; a `ThresholdWatch` puts the verdict in it) before
     /// summary.json, the manifest and report.html are written, so each is written once.
-    public func run(outputs: [any RunOutput] = [], judge: ((inout RunSummary) -> Void)? = nil) async throws -> RunSummary {
+    public func run(outputs: [any RunOutput] = []) async throws -> RunSummary {
         let fdLimit = FileDescriptorLimit.raiseToHardLimit()
         // A profile whose `transport:` has no endpoint of the run: refused before anything starts.
         try RunEnvironment.checkTransports(of: configuration, definition: definition)
@@ -65,7 +66,7 @@ public final class LoadRun: Sendable {
         let tls = try TLSSetup(domain: configuration.domain, insecure: configuration.insecure)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoops))
         do {
-            let summary = try await run(group: group, fdLimit: fdLimit, endpoints: endpoints, tls: tls, outputs: outputs, judge: judge)
+            let summary = try await run(group: group, fdLimit: fdLimit, endpoints: endpoints, tls: tls, outputs: outputs)
             try? await group.shutdownGracefully()
             return summary
         } catch {
@@ -76,7 +77,7 @@ public final class LoadRun: Sendable {
 
     private func run(
         group: MultiThreadedEventLoopGroup, fdLimit: Int, endpoints: [SocketAddress], tls: TLSSetup,
-        outputs callerOutputs: [any RunOutput], judge: ((inout RunSummary) -> Void)?
+        outputs callerOutputs: [any RunOutput]
     ) async throws -> RunSummary {
         let clockOrigin = NIODeadline.now()
         let environment = RunEnvironment(
@@ -89,9 +90,9 @@ public final class LoadRun: Sendable {
         let startedAt = Date()
         var manifest = makeManifest(startedAt: startedAt)
         try directory.writeManifest(manifest)
-        let intervalLog = try IntervalLogOutput(directory: directory)
-        let report = ReportOutput(loadEnd: manifest.plannedLoad?.stopAfterSeconds)
-        var outputs: [any RunOutput] = [intervalLog, report]
+        var outputs: [any RunOutput] = [try IntervalLogOutput(directory: directory), ReportOutput()]
+        // The intervals reduced as they end: what the summary's outage analysis and the report need.
+        var timeline = MergedResults.Timeline(loadEnd: manifest.plannedLoad?.stopAfterSeconds)
 
         let liveSessions = LiveSessionCounter()
         // Keep ~100 descriptors for the process itself (files, resolver, metrics endpoint).
@@ -126,7 +127,7 @@ public final class LoadRun: Sendable {
         var nextSnapshot = runStart + TimeAmount(configuration.interval)
         while !sequence.isDone {
             try await Task.sleep(for: Self.pollPeriod)
-            if let control { for event in control.hub.takeNewEvents() { intervalLog.record(event) } }
+            if let control { Self.tell(outputs, control.hub.takeNewEvents().map(ProgressEvent.controlChanged)) }
             let now = NIODeadline.now()
             let inFlight =
                 sequence.needsMessagesInFlight
@@ -155,17 +156,18 @@ public final class LoadRun: Sendable {
                     snapshot: snapshot, cumulative: collector.cumulative,
                     elapsed: .nanoseconds(Int64(snapshot.end * 1e9)),
                     planned: plan.stopAfter, live: liveSessions.current)
+                timeline.add(snapshot)
                 for output in outputs {
                     if let reason = try output.intervalEnded(interval) { requestStop(reason: reason) }
                 }
-                if let notice = intervalLog.takeNotice() { for output in outputs { output.progress(notice) } }
+                Self.tell(outputs, outputs.compactMap { $0.takeNotice() })
                 while nextSnapshot <= now { nextSnapshot = nextSnapshot + TimeAmount(configuration.interval) }
             }
         }
         await loops.cancelTimeouts()
         await metricsServer?.close()
         await control?.server.close()
-        if let control { for event in control.hub.takeNewEvents() { intervalLog.record(event) } }
+        if let control { Self.tell(outputs, control.hub.takeNewEvents().map(ProgressEvent.controlChanged)) }
 
         let ledger = collector.finishLedger()
         let endedAt = Date()
@@ -180,14 +182,12 @@ public final class LoadRun: Sendable {
             receivedBySender: collector.ledger.distinctReceiptsBySender, generator: configuration.generatorKey)
         summary.clock = ClockOffset.estimate(await loops.clockSamples())
         // Outages, lost messages inside vs outside them and RSS over the load's end, from the intervals
-        // the report output reduced as they came (nothing is read back).
+        // reduced as they came (nothing is read back).
         summary.messages.lostWhenSent = collector.lossClock.finish()
         summary.analyseOutages(
-            timeline: report.timeline, loadEnd: manifest.plannedLoad?.stopAfterSeconds,
-            losses: summary.messages.lostWhenSent)
-        summary.intervalWrites = intervalLog.failures(flushing: true)
+            timeline: timeline, loadEnd: manifest.plannedLoad?.stopAfterSeconds, losses: summary.messages.lostWhenSent)
         if let events = control?.hub.events, !events.isEmpty { summary.controlEvents = events }
-        judge?(&summary)
+        for output in outputs { output.complete(&summary) }
         summary.noteSteering()
         // summary.json first: it is small and is what a full disk must not cost.
         try directory.writeSummary(summary)
@@ -196,9 +196,14 @@ public final class LoadRun: Sendable {
         manifest.stopReason = summary.stopReason
         manifest.appliedLoad = AppliedLoad(summary)
         try directory.writeManifest(manifest)
-        let end = RunEnd(summary: summary, manifest: manifest, directory: directory)
+        let end = RunEnd(summary: summary, manifest: manifest, directory: directory, timeline: timeline)
         for output in outputs { try output.runEnded(end) }
         return summary
+    }
+
+    /// Passes each of `events` to every output, in order.
+    private static func tell(_ outputs: [any RunOutput], _ events: [ProgressEvent]) {
+        for event in events { for output in outputs { output.progress(event) } }
     }
 
     /// The control port and its hub, when `--control-port` asked for one.

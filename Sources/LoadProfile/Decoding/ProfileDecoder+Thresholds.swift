@@ -1,3 +1,4 @@
+import LoadResults
 import Yams
 
 extension ProfileDecoder {

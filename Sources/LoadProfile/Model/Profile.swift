@@ -1,3 +1,4 @@
+import LoadResults
 import XMPPCore
 
 /// A named sequence of steps that one virtual user runs, decoded and validated from YAML.

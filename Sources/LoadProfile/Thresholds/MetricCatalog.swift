@@ -1,3 +1,4 @@
+import LoadResults
 import XMPPCore
 
 /// The latency metrics a run can record, so a threshold naming one that cannot exist

@@ -1,3 +1,5 @@
+import LoadResults
+
 /// Parses one threshold's text (see `Threshold`): finds the comparison, then reads the subject
 /// before it and the bound and optional `over WINDOW` after it, collecting every problem with its
 /// column instead of stopping at the first.
@@ -47,7 +49,7 @@ struct ThresholdParser {
 
         let subject = readSubject(Token(text: String(characters[..<operatorIndex]), column: 1))
         let tokens = Self.words(characters[afterOperator...], firstColumn: afterOperator + 1)
-        var bound: (value: Double, unit: ThresholdUnit)?
+        var bound: (value: Double, unit: VerdictUnit)?
         var window: Double?
         if tokens.isEmpty {
             problem(characters.count + 1, "expected a value after '\(comparison.rawValue)'", hint: Self.example)
@@ -71,8 +73,8 @@ struct ThresholdParser {
         }
         guard problems.isEmpty, let subject, let bound else { throw ThresholdSyntaxErrors(problems: problems) }
         return Threshold(
-            quantity: subject.quantity, isTrend: subject.isTrend, comparison: comparison, bound: bound.value,
-            unit: bound.unit, window: window, text: text)
+            quantity: subject.quantity, comparison: comparison, bound: bound.value, unit: bound.unit, window: window,
+            isTrend: subject.isTrend, text: text)
     }
 
     // MARK: - Subject
@@ -147,21 +149,21 @@ struct ThresholdParser {
     // MARK: - Bound and window
 
     /// Units as written → canonical unit and the factor into it.
-    static let units: [(suffix: String, unit: ThresholdUnit, factor: Double)] = [
+    static let units: [(suffix: String, unit: VerdictUnit, factor: Double)] = [
         ("ms", .milliseconds, 1), ("s", .milliseconds, 1000), ("%/h", .fractionPerHour, 0.01), ("%", .fraction, 0.01),
         ("/s", .perSecond, 1), ("B", .bytes, 1), ("KB", .bytes, 1e3), ("MB", .bytes, 1e6), ("GB", .bytes, 1e9),
         ("KiB", .bytes, 1024), ("MiB", .bytes, 1_048_576), ("GiB", .bytes, 1_073_741_824),
     ]
 
-    mutating func readBound(_ token: Token, for quantity: ThresholdQuantity, trend: Bool) -> (value: Double, unit: ThresholdUnit)? {
+    mutating func readBound(_ token: Token, for quantity: ThresholdQuantity, trend: Bool) -> (value: Double, unit: VerdictUnit)? {
         let numberText = String(token.text.prefix { $0.isNumber || $0 == "." || $0 == "-" || $0 == "+" })
         let suffix = String(token.text.dropFirst(numberText.count))
         guard let number = Double(numberText), number.isFinite else {
             problem(token.column, "'\(token.text)' is not a number", hint: Self.example)
             return nil
         }
-        let allowed: [ThresholdUnit] = trend ? [.fractionPerHour] : quantity.allowedUnits
-        var unit: ThresholdUnit
+        let allowed: [VerdictUnit] = trend ? [.fractionPerHour] : quantity.allowedUnits
+        var unit: VerdictUnit
         var factor = 1.0
         if suffix.isEmpty {
             guard let plain = allowed.first(where: { $0 == .count || $0 == .perSecond || $0 == .bytes }) else {
@@ -189,7 +191,7 @@ struct ThresholdParser {
         return (number * factor, unit)
     }
 
-    static func unitHint(_ allowed: [ThresholdUnit]) -> String {
+    static func unitHint(_ allowed: [VerdictUnit]) -> String {
         "write "
             + allowed.map { unit in
                 switch unit {

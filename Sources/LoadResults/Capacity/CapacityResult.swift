@@ -51,7 +51,7 @@ public struct CapacityResult: Sendable, Equatable, Codable {
 
     /// The search's answer and its steps, with the headline worded for people.
     public init(
-        search: CapacitySearch, steps: [CapacityStep], rules: [VerdictRule], dimension: CapacityDimension,
+        search: CapacitySearch, steps: [CapacityStep], rules: [Threshold], dimension: CapacityDimension,
         warmupSeconds: Double, stepSeconds: Double
     ) {
         self.dimension = dimension
@@ -96,7 +96,7 @@ public struct CapacityResult: Sendable, Equatable, Codable {
                 limitedBy = rule.text
                 let value = result.value.map { rule.unit.format($0) } ?? "no data"
                 headline +=
-                    " — limited by \(rule.measure) (\(value) \(Self.failedOperator(rule)) \(rule.unit.format(rule.bound)) at \(dimension.short(fail)))"
+                    " — limited by \(rule.quantity) (\(value) \(Self.failedOperator(rule)) \(rule.unit.format(rule.bound)) at \(dimension.short(fail)))"
             } else if let fail {
                 headline += " — \(dimension.short(fail)) failed"
             }
@@ -109,7 +109,7 @@ public struct CapacityResult: Sendable, Equatable, Codable {
             let first = steps.first
             headline = "capacity: below \(dimension.format(search.settings.start)) — the first step failed"
             if let first, let (rule, result) = first.limitingRule(rules) {
-                headline += " (\(rule.measure) \(result.value.map { rule.unit.format($0) } ?? "no data"))"
+                headline += " (\(rule.quantity) \(result.value.map { rule.unit.format($0) } ?? "no data"))"
             }
             if let reason = first?.reason { headline += ": \(reason)" }
         case .done(.generatorLimited(let load)):
@@ -126,7 +126,7 @@ public struct CapacityResult: Sendable, Equatable, Codable {
         "the server was not measured past this load: give the generator more room (a release build, an idle machine with more cores and --loops, more --source addresses); or spread the search over several generators: capacity --segment i/N with one --start-at, then xmppload report on their directories (docs/CAPACITY.md)"
 
     /// The operator that failed: `>` for a `<` rule, `<` for a `>` rule.
-    static func failedOperator(_ rule: VerdictRule) -> String {
+    static func failedOperator(_ rule: Threshold) -> String {
         switch rule.comparison {
         case .less, .lessOrEqual: return ">"
         case .greater, .greaterOrEqual: return "<"

@@ -68,8 +68,8 @@ public struct CapacityStep: Sendable, Equatable, Codable {
     }
 
     /// The rule that failed by the widest margin (value ÷ bound for `<`, bound ÷ value for `>`), or nil.
-    public func limitingRule(_ rules: [VerdictRule]) -> (rule: VerdictRule, result: ThresholdResult)? {
-        var worst: (VerdictRule, ThresholdResult, Double)?
+    public func limitingRule(_ rules: [Threshold]) -> (rule: Threshold, result: ThresholdResult)? {
+        var worst: (Threshold, ThresholdResult, Double)?
         for (rule, result) in zip(rules, self.rules) where result.status != .pass {
             let margin = result.value.map { CapacityJudge.excess(rule, $0) } ?? .infinity
             if worst == nil || margin > worst!.2 { worst = (rule, result, margin) }
@@ -107,7 +107,7 @@ public enum CapacityJudge {
 
     /// The whole step, once it ended.
     public static func judge(
-        intervals: [IntervalSnapshot], rules: [VerdictRule], dimension: CapacityDimension, asked: Double,
+        intervals: [IntervalSnapshot], rules: [Threshold], dimension: CapacityDimension, asked: Double,
         warmup: Double, loadEnd plannedEnd: Double, index: Int, purpose: CapacitySearch.Purpose, cutAt: Double? = nil, directory: String
     ) -> CapacityStep {
         let loadEnd = min(plannedEnd, cutAt ?? plannedEnd)
@@ -185,12 +185,12 @@ public enum CapacityJudge {
     /// Whether one interval after the warm-up shows a collapse or an overload (the step is then
     /// cut short), with the reason.
     public static func collapse(
-        in interval: IntervalSnapshot, onlineBefore: Int64, rules: [VerdictRule]
+        in interval: IntervalSnapshot, onlineBefore: Int64, rules: [Threshold]
     ) -> (outcome: CapacitySearch.Outcome, reason: String)? {
         var span = VerdictSpan()
         span.add(interval, duringLoad: true, onlineBefore: onlineBefore)
         let results = rules.map { rule -> ThresholdResult in
-            let value = rule.isTrend ? nil : span.value(of: rule.measure, rule: rule.unit, targetSessions: nil).value
+            let value = rule.isTrend ? nil : span.value(of: rule.quantity, rule: rule.unit, targetSessions: nil).value
             return ThresholdResult(
                 threshold: rule.text, status: value.map { rule.passes($0) ? .pass : .fail } ?? .noData, value: value, unit: rule.unit,
                 worstWindow: nil, windows: nil, note: nil)
@@ -202,17 +202,19 @@ public enum CapacityJudge {
     }
 
     static func collapseReason(
-        results: [ThresholdResult], rules: [VerdictRule], errorRate: Double
+        results: [ThresholdResult], rules: [Threshold], errorRate: Double
     ) -> (outcome: CapacitySearch.Outcome, reason: String)? {
         if errorRate > collapseErrorRate {
             return (.collapse, "\(VerdictUnit.fraction.format(errorRate)) of the sessions failed (more than \(Int(collapseErrorRate * 100)) %)")
         }
         for (rule, result) in zip(rules, results) {
-            guard case .latencyPercentile = rule.measure, let value = result.value, rule.bound > 0 else { continue }
+            guard case .latency(_, let statistic) = rule.quantity, statistic.percentile != nil, let value = result.value, rule.bound > 0 else {
+                continue
+            }
             if excess(rule, value) > collapseFactor {
                 return (
                     .overload,
-                    "\(rule.measure) \(VerdictUnit.milliseconds.format(value)) is more than \(Int(collapseFactor))× its limit \(VerdictUnit.milliseconds.format(rule.bound))"
+                    "\(rule.quantity) \(VerdictUnit.milliseconds.format(value)) is more than \(Int(collapseFactor))× its limit \(VerdictUnit.milliseconds.format(rule.bound))"
                 )
             }
         }
@@ -220,7 +222,7 @@ public enum CapacityJudge {
     }
 
     /// How far `value` is from the bound, as a ratio (> 1 fails): value ÷ bound for `<`, bound ÷ value for `>`.
-    static func excess(_ rule: VerdictRule, _ value: Double) -> Double {
+    static func excess(_ rule: Threshold, _ value: Double) -> Double {
         switch rule.comparison {
         case .less, .lessOrEqual: return rule.bound > 0 ? value / rule.bound : (value > 0 ? .infinity : 0)
         case .greater, .greaterOrEqual: return value > 0 ? rule.bound / value : .infinity

@@ -51,17 +51,11 @@ public struct Tolerances: Sendable, Equatable {
                 )
             }
             for piece in parts[1].split(separator: ",", omittingEmptySubsequences: false) {
-                var text = String(piece).trimmingSpaces
+                let text = String(piece).trimmingSpaces
                 let isFloor = text.hasSuffix("ms")
-                if isFloor {
-                    text.removeLast(2)
-                } else if text.hasSuffix("%") {
-                    text.removeLast()
-                } else if text.hasSuffix("pp") {
-                    text.removeLast(2)
-                }
-                text = text.trimmingSpaces
-                guard let value = Double(text), value.isFinite, value >= 0 else {
+                // A floor in milliseconds, else a relative tolerance: `5%`, `1pp` or a bare 5 (percent).
+                let number = isFloor ? Double(String(text.dropLast(2)).trimmingSpaces) : PercentText.parse(text, points: true)?.percent
+                guard let value = number, value.isFinite, value >= 0 else {
                     problems.append("--tolerance \(argument): '\(piece)' is not a non-negative number (e.g. 5%, 2ms)")
                     continue
                 }

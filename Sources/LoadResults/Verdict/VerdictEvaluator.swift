@@ -14,7 +14,7 @@
 ///   intervals. Below that nothing is judged: no finding, trend rules `no-data`, `trendsNote` says why.
 /// Memory: one accumulated snapshot per distinct window length plus a few numbers per interval.
 public struct VerdictEvaluator: Sendable {
-    public let rules: [VerdictRule]
+    public let rules: [Threshold]
     public let warmup: Double
     public let loadEnd: Double?
     public let targetSessions: Int?
@@ -33,7 +33,7 @@ public struct VerdictEvaluator: Sendable {
         /// The interval's bounds, seconds since the start.
         var start: Double
         var end: Double
-        var values: [VerdictMeasure: Double]
+        var values: [ThresholdQuantity: Double]
     }
 
     struct WindowState: Sendable {
@@ -44,9 +44,9 @@ public struct VerdictEvaluator: Sendable {
     }
 
     /// The measures of the trend findings, with their units.
-    public static let findingMeasures: [(VerdictMeasure, VerdictUnit)] = [
-        (.latencyPercentile(metric: "login", percentile: 99, label: "p99"), .milliseconds),
-        (.latencyPercentile(metric: "message", percentile: 99, label: "p99"), .milliseconds),
+    public static let findingMeasures: [(ThresholdQuantity, VerdictUnit)] = [
+        (.latency(metric: "login", statistic: .p99), .milliseconds),
+        (.latency(metric: "message", statistic: .p99), .milliseconds),
         (.errorsRate, .fraction),
         (.generatorRSS, .bytes),
     ]
@@ -59,10 +59,10 @@ public struct VerdictEvaluator: Sendable {
     /// `sessions_online` at the end of the last interval added.
     private var lastOnline: Int64 = 0
     private var firstActivity: IntervalSnapshot?
-    private let trendMeasures: [VerdictMeasure]
+    private let trendMeasures: [ThresholdQuantity]
 
     public init(
-        rules: [VerdictRule], warmup: Double = 0, loadEnd: Double? = nil, targetSessions: Int? = nil, rampEnd: Double? = nil,
+        rules: [Threshold], warmup: Double = 0, loadEnd: Double? = nil, targetSessions: Int? = nil, rampEnd: Double? = nil,
         planned: PlannedWork = PlannedWork(), segmented: Bool = false
     ) {
         self.rules = rules
@@ -73,7 +73,7 @@ public struct VerdictEvaluator: Sendable {
         self.planned = planned
         self.segmented = segmented
         var measures = Self.findingMeasures.map(\.0)
-        for rule in rules where rule.isTrend && !measures.contains(rule.measure) { measures.append(rule.measure) }
+        for rule in rules where rule.isTrend && !measures.contains(rule.quantity) { measures.append(rule.quantity) }
         trendMeasures = measures
         for rule in rules { if let length = rule.window { windows[length] = WindowState() } }
     }
@@ -123,7 +123,7 @@ public struct VerdictEvaluator: Sendable {
     private func point(for interval: IntervalSnapshot, onlineBefore: Int64) -> TrendPoint {
         var span = VerdictSpan()
         span.add(interval, duringLoad: true, onlineBefore: onlineBefore)
-        var values: [VerdictMeasure: Double] = [:]
+        var values: [ThresholdQuantity: Double] = [:]
         for measure in trendMeasures {
             if let value = span.value(of: measure, rule: nil, targetSessions: targetSessions).value { values[measure] = value }
         }
@@ -133,7 +133,7 @@ public struct VerdictEvaluator: Sendable {
     private func judgeWindow(_ state: inout WindowState, length: Double) {
         state.judged += 1
         for (index, rule) in rules.enumerated() where rule.window == length {
-            guard let value = state.span.value(of: rule.measure, rule: rule.unit, targetSessions: targetSessions).value else { continue }
+            guard let value = state.span.value(of: rule.quantity, rule: rule.unit, targetSessions: targetSessions).value else { continue }
             let window = ThresholdResult.Window(start: state.span.start ?? 0, end: state.span.end, value: value)
             if let worst = state.worst[index], rule.comparison.worse(worst.value, value, bound: rule.bound) == worst.value {
                 continue
@@ -155,11 +155,11 @@ public struct VerdictEvaluator: Sendable {
     public static let lossElsewhereNote =
         "one generator of several (--segment or a shared --run-id): loss is judged over all of them by `xmppload report DIR…`"
 
-    private func result(index: Int, rule: VerdictRule, final: Bool, finalLost: UInt64) -> ThresholdResult {
+    private func result(index: Int, rule: Threshold, final: Bool, finalLost: UInt64) -> ThresholdResult {
         var result = ThresholdResult(
             threshold: rule.text, status: .noData, value: nil, unit: rule.unit, worstWindow: nil,
             windows: nil, note: nil)
-        if segmented && (rule.measure == .messagesLost || rule.measure == .messagesLoss) {
+        if segmented && (rule.quantity == .messagesLost || rule.quantity == .messagesLoss) {
             result.note = Self.lossElsewhereNote
             return result
         }
@@ -168,7 +168,7 @@ public struct VerdictEvaluator: Sendable {
                 result.note = short
                 return result
             }
-            guard let line = trendLine(rule.measure) else {
+            guard let line = trendLine(rule.quantity) else {
                 result.note = "fewer than 3 intervals measured it after the warm-up and ramp"
                 return result
             }
@@ -212,7 +212,7 @@ public struct VerdictEvaluator: Sendable {
             return result
         }
         let measured = whole.value(
-            of: rule.measure, rule: rule.unit, targetSessions: targetSessions,
+            of: rule.quantity, rule: rule.unit, targetSessions: targetSessions,
             extraLost: final ? finalLost : 0)
         result.value = measured.value
         result.note = measured.note
@@ -220,7 +220,7 @@ public struct VerdictEvaluator: Sendable {
         return result
     }
 
-    private func trendLine(_ measure: VerdictMeasure) -> TrendLine? {
+    private func trendLine(_ measure: ThresholdQuantity) -> TrendLine? {
         TrendLine(points: points.compactMap { point in point.values[measure].map { (x: point.hours, y: $0) } })
     }
 

@@ -37,18 +37,20 @@ struct VerdictSpan: Sendable {
 
     /// The measure's value over this span, or nil and why not.
     func value(
-        of measure: VerdictMeasure, rule unit: VerdictUnit? = nil, targetSessions: Int?,
+        of measure: ThresholdQuantity, rule unit: VerdictUnit? = nil, targetSessions: Int?,
         extraLost: UInt64 = 0
     ) -> (value: Double?, note: String?) {
         switch measure {
-        case .latencyPercentile(let metric, let percentile, _):
-            guard let histogram = total.latency[metric], histogram.count > 0 else { return (nil, "no \(metric) samples") }
-            return (percentile >= 100 ? Double(histogram.maxMicroseconds) / 1000 : histogram.milliseconds(atPercentile: percentile), nil)
-        case .latencyCount(let metric):
+        case .latency(let metric, .count):
             return (Double(total.latency[metric]?.count ?? 0), nil)
-        case .latencyRate(let metric):
+        case .latency(let metric, .rate):
             guard seconds > 0 else { return (nil, "no time measured") }
             return (Double(total.latency[metric]?.count ?? 0) / seconds, nil)
+        case .latency(let metric, let statistic):
+            // Every other statistic is a percentile; 100 is the maximum.
+            let percentile = statistic.percentile ?? 100
+            guard let histogram = total.latency[metric], histogram.count > 0 else { return (nil, "no \(metric) samples") }
+            return (percentile >= 100 ? Double(histogram.maxMicroseconds) / 1000 : histogram.milliseconds(atPercentile: percentile), nil)
         case .errorsRate:
             // `ErrorRate`: sessions that failed in the span / sessions that could (online at its
             // start plus started in it), so a late window of a closed model is not failed ÷ 0.

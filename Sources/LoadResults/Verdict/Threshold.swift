@@ -1,5 +1,9 @@
+// The one threshold model: what the profile's and `--threshold`'s grammar produces and what the
+// verdict, the threshold watcher and `capacity` judge.
+
 /// One pass/fail rule on a run's measurements, parsed once from `METRIC.STAT OP VALUE [over WINDOW]`
-/// or `trend(METRIC.STAT) OP RATE` (see docs/PROFILES.md, "Thresholds").
+/// or `trend(METRIC.STAT) OP RATE` (see docs/PROFILES.md, "Thresholds"; the grammar is
+/// `Threshold.parse` in LoadProfile) and judged as parsed by `VerdictEvaluator`.
 ///
 /// Contract: `bound` is in the quantity's canonical unit (`unit`): milliseconds for latencies,
 /// a fraction for `%` (0.1 % is 0.001), bytes, per second, a plain count, or a fraction per hour for
@@ -7,40 +11,38 @@
 public struct Threshold: Sendable, Equatable, CustomStringConvertible {
     /// What is measured.
     public var quantity: ThresholdQuantity
-    /// True for `trend(…)`: the rule judges the quantity's slope per hour relative to its mean.
-    public var isTrend: Bool
     public var comparison: ThresholdComparison
     /// The bound in `unit`.
     public var bound: Double
-    public var unit: ThresholdUnit
-    /// `over WINDOW`: every window of this many seconds after the warm-up must pass.
+    public var unit: VerdictUnit
+    /// `over WINDOW`: every window of this many seconds after the warm-up must pass; nil: judged
+    /// over the whole run after the warm-up.
     public var window: Double?
+    /// True for `trend(…)`: the rule judges the quantity's slope per hour relative to its mean.
+    public var isTrend: Bool
     /// The rule as written (whitespace trimmed), its name in results.
     public var text: String
 
     public init(
-        quantity: ThresholdQuantity, isTrend: Bool = false, comparison: ThresholdComparison, bound: Double,
-        unit: ThresholdUnit, window: Double? = nil, text: String
+        quantity: ThresholdQuantity, comparison: ThresholdComparison, bound: Double, unit: VerdictUnit,
+        window: Double? = nil, isTrend: Bool = false, text: String
     ) {
         self.quantity = quantity
-        self.isTrend = isTrend
         self.comparison = comparison
         self.bound = bound
         self.unit = unit
         self.window = window
+        self.isTrend = isTrend
         self.text = text
     }
 
     public var description: String { text }
 
-    /// Parses one rule; throws `ThresholdSyntaxErrors` with every problem and its 1-based column.
-    public static func parse(_ text: String) throws(ThresholdSyntaxErrors) -> Threshold {
-        var parser = ThresholdParser(text: text)
-        return try parser.parse()
-    }
+    /// True when `value` passes.
+    public func passes(_ value: Double) -> Bool { comparison.holds(value, bound) }
 }
 
-/// The comparison of a threshold.
+/// The comparison of a threshold; raw values are the operators as written.
 public enum ThresholdComparison: String, Sendable, CaseIterable {
     case lessOrEqual = "<="
     case greaterOrEqual = ">="
@@ -60,20 +62,14 @@ public enum ThresholdComparison: String, Sendable, CaseIterable {
         case .notEqual: return value != bound
         }
     }
-}
 
-/// The canonical unit of a threshold's bound.
-public enum ThresholdUnit: String, Sendable, CaseIterable {
-    /// Latencies: written `800ms` or `1.5s`, stored in milliseconds.
-    case milliseconds
-    /// A plain number of things.
-    case count
-    /// Written `0.1%`, stored as 0.001.
-    case fraction
-    /// Written `50/s` or a plain number, per second.
-    case perSecond
-    /// Written `512MB`, `2GB`, `300MiB` or plain bytes.
-    case bytes
-    /// Trends: written `5%/h`, stored as 0.05 per hour (slope relative to the mean).
-    case fractionPerHour
+    /// The worse of two values for this comparison (the one further from passing): the larger for
+    /// `<`/`<=`, the smaller for `>`/`>=`; for `==`/`!=` the first that fails.
+    func worse(_ a: Double, _ b: Double, bound: Double) -> Double {
+        switch self {
+        case .less, .lessOrEqual: return max(a, b)
+        case .greater, .greaterOrEqual: return min(a, b)
+        case .equal, .notEqual: return holds(a, bound) ? b : a
+        }
+    }
 }

@@ -7,8 +7,9 @@ import XMPPCore
 /// SHA-256, the `--var` overrides, the seed, the whole account range, N and an absolute `--start-at` — so every
 /// generator of the plan computes the same one and their stamped messages count across them; else a
 /// fresh one. A segmented run without an absolute (RFC 3339) `--start-at` cannot derive one (a relative `+30s` differs per host; without a time, two runs of the same plan would share it) and warns at start.
-struct RunIdentity: Equatable {
-    enum Source: String {
+public struct RunIdentity: Sendable, Equatable {
+    /// Where the id came from; the raw value is what the manifest records.
+    public enum Source: String, Sendable {
         /// `--run-id`.
         case given = "run-id"
         /// Derived from the plan of a segmented run.
@@ -18,12 +19,12 @@ struct RunIdentity: Equatable {
     }
 
     /// nil: `LoadRun` makes a fresh one.
-    var id: String?
-    var source: Source
+    public var id: String?
+    public var source: Source
     /// Printed at start when the generators of a segmented run cannot share an id.
-    var warning: String?
+    public var warning: String?
 
-    static func resolve(
+    public static func resolve(
         given: String?, definition: RunDefinition, plan: LoadPlan, accounts: String, segment: Segment, startAt: Date?,
         startAtIsAbsolute: Bool = true, variables: [String]
     ) -> RunIdentity {

@@ -35,7 +35,7 @@ public enum ThresholdQuantity: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The units a bound may be written in (the first is the one hints suggest).
-    public var allowedUnits: [ThresholdUnit] {
+    public var allowedUnits: [VerdictUnit] {
         switch self {
         case .latency(_, let statistic):
             switch statistic {
