@@ -124,6 +124,10 @@ struct RunCommand: AsyncParsableCommand {
             summary = try await run.run(outputs: [console, watch])
             guard let judged = watch.verdict else { throw ExitCode(ExitStatus.failure.rawValue) }
             verdict = judged
+        } catch let error as EndpointResolutionError {
+            // A server name that does not resolve is a configuration mistake, said before any session.
+            FileHandle.standardError.write(Data("xmppload: \(error)\n".utf8))
+            throw ExitCode(ExitStatus.usage.rawValue)
         } catch {
             FileHandle.standardError.write(Data("xmppload: the run failed: \(error)\n".utf8))
             throw ExitCode(ExitStatus.failure.rawValue)
