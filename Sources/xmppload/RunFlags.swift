@@ -110,6 +110,12 @@ struct RunFlags: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "Look the server names up again every D during the run (off the event loops), so a DNS change during a long soak is followed; 0 turns it off. IP literals are never looked up again.",
+            valueName: "D"))
+    var resolveEvery: String = "5m"
+
+    @Option(
+        help: ArgumentHelp(
             "After a logged-in session loses its connection (server restart, reset, stream error), reconnect up to N times in a row with exponential back-off and full jitter; 0 never. Overrides the profiles' `reconnect:` attempts.",
             valueName: "N"))
     var reconnect: Int?
@@ -156,6 +162,7 @@ extension RunFlags {
         options.plain = plain
         options.churn = churn
         options.writeStall = writeStall
+        options.resolveEvery = resolveEvery
         options.reconnect = reconnect
         options.label = label
         options.tags = tag

@@ -44,6 +44,13 @@ import XMPPCore
         }
     }
 
+    @Test(arguments: [("0", nil), ("0s", nil), ("30s", Duration.seconds(30)), ("1h", Duration.seconds(3600))])
+    func resolveEvery(text: String, refresh: Duration?) throws {
+        var options = Self.valid()
+        options.resolveEvery = text
+        #expect(try Self.resolve(options).configuration.endpointRefresh == refresh)
+    }
+
     @Test func defaults() throws {
         let resolved = try Self.resolve(Self.valid())
         let configuration = resolved.configuration
@@ -55,6 +62,7 @@ import XMPPCore
         #expect(configuration.maxArrivalLateness == .seconds(1))
         #expect(configuration.messageGrace == .seconds(5))
         #expect(configuration.writeStallTimeout == .seconds(30))
+        #expect(configuration.endpointRefresh == .seconds(300), "names looked up again every 5 minutes")
         #expect(configuration.eventLoops == 3)
         #expect(configuration.tls == nil && configuration.mechanism == nil && !configuration.insecure)
         #expect(configuration.metricsPort == nil && configuration.metricsHost == "127.0.0.1")
@@ -131,6 +139,12 @@ import XMPPCore
             name: "churn", change: { $0.churn = "often" },
             problem: "--churn must be a positive rate such as 5, 5/s or 300/m (at most 100000/s), got 'often'"),
         Row(name: "interval", change: { $0.interval = "10ms" }, problem: "--interval must be at least 100ms, got '10ms'"),
+        Row(
+            name: "resolve-every", change: { $0.resolveEvery = "soon" },
+            problem: "--resolve-every: 'soon' is not a duration (e.g. 500ms, 90s, 2m, 1h30m)"),
+        Row(
+            name: "resolve-every too often", change: { $0.resolveEvery = "10ms" },
+            problem: "--resolve-every must be 0 (never) or at least 1s, got '10ms'"),
         Row(name: "tag", change: { $0.tags.append("build") }, problem: "--tag must be key=value (key: letters, digits, . _ -), got 'build'"),
         Row(name: "tag twice", change: { $0.tags += ["a=1", "a=2"] }, problem: "--tag a given twice"),
         Row(name: "label", change: { $0.label = " " }, problem: "--label must not be empty"),
@@ -170,9 +184,11 @@ import XMPPCore
 
     @Test func everyProblemAtOnce() throws {
         var options = Self.valid()
-        for row in Self.rows where row.name != "password twice" { row.change(&options) }
+        // Rows that set the same option as a later row would be overwritten by it.
+        let overwritten: Set = ["password twice", "resolve-every"]
+        for row in Self.rows where !overwritten.contains(row.name) { row.change(&options) }
         let problems = try Self.problems(options)
-        for row in Self.rows where row.name != "password twice" {
+        for row in Self.rows where !overwritten.contains(row.name) {
             #expect(problems.contains { $0.hasPrefix(row.problem) }, "\(row.name) missing from \(problems)")
         }
     }

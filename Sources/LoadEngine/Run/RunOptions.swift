@@ -38,6 +38,8 @@ public struct RunOptions: Sendable, Equatable {
     public var plain = false
     public var churn: String?
     public var writeStall = "30s"
+    /// `--resolve-every`: how often server names are looked up again during the run ("0": never).
+    public var resolveEvery = "5m"
     public var reconnect: Int?
     public var label: String?
     /// `--tag key=value`, in order.

@@ -113,6 +113,12 @@ public struct RunOptionsResolver: Sendable {
         // A zero interval made the snapshot loop spin forever (even SIGTERM could not end it).
         if interval < .milliseconds(100) { problems.append("--interval must be at least 100ms, got '\(options.interval)'") }
         let writeStall = LoadFlags.duration(options.writeStall, flag: "--write-stall", problems: &problems) ?? .seconds(30)
+        let resolveEvery =
+            options.resolveEvery == "0"
+            ? .zero : LoadFlags.duration(options.resolveEvery, flag: "--resolve-every", problems: &problems) ?? .seconds(300)
+        if resolveEvery > .zero && resolveEvery < .seconds(1) {
+            problems.append("--resolve-every must be 0 (never) or at least 1s, got '\(options.resolveEvery)'")
+        }
         let lateness = LoadFlags.duration(options.maxLateness, flag: "--max-lateness", problems: &problems) ?? .seconds(1)
         let grace = LoadFlags.duration(options.messageGrace, flag: "--message-grace", problems: &problems) ?? .seconds(5)
         let tags = Self.parseTags(options.tags, problems: &problems)
@@ -148,6 +154,7 @@ public struct RunOptionsResolver: Sendable {
         configuration.reconnectAttempts = options.reconnect
         configuration.churnRate = churnRate
         configuration.writeStallTimeout = writeStall
+        configuration.endpointRefresh = resolveEvery > .zero ? resolveEvery : nil
         configuration.metricsHost = options.metricsHost
         configuration.controlPort = options.controlPort
         configuration.controlHost = options.controlHost
