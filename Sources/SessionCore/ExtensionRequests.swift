@@ -4,7 +4,7 @@ import XMPPCore
 
 /// The protocol-extension steps (`ExtensionStep`) as one table: what each sends, what answers it, which
 /// error answers mean "the server does not support it", and the counter that says so. The machine
-/// only routes: `SessionMachine.startExtension` sends the request and waits (or not), and the answer
+/// only routes: `StepRunner.startExtension` sends the request and waits (or not), and the answer
 /// arrives as an `.extensionResponse` wait.
 enum ExtensionRequests {
     /// What starting a step does.

@@ -258,6 +258,27 @@ import XMPPCore
         #expect(Self.within(latency?.maxMicroseconds, 2_010_000))
     }
 
+    @Test func everythingAStepDidIsInTheMachinesReturn() throws {
+        var driver = try MachineDriver(profile: Self.profile("  - login\n  - presence: available\n  - roster: get\n  - stay_online"))
+        try driver.logIn()
+        _ = driver.sent()
+        driver.advance(by: .milliseconds(4))
+        // The echo of our presence: the return says the session is a target now, what it measured, and
+        // that the roster request went out — no shared recorder or directory is touched.
+        let echo = try SessionFeatureTests.element("<presence from='user1@load.test/r1'/>")
+        let actions = driver.machine.handle(.received(echo), now: driver.now)
+        #expect(actions.contains(.setOnline(true)))
+        #expect(actions.contains(.record(.count(.stanzasInPresence))))
+        let presenceMetric = driver.machine.script.instructions.first { $0.name == "presence" }?.metric
+        #expect(
+            actions.contains { action in
+                if case .record(.latency(let metric, let corrected, _, _, _)) = action { return metric == presenceMetric && corrected == 4_000_000 }
+                return false
+            })
+        #expect(actions.contains { if case .send(let iq) = $0 { return iq.attribute("id") == "q1" } else { return false } })
+        #expect(actions.contains(.record(.count(.stepsCompleted))))
+    }
+
     @Test func theProbingSessionReportsWhatTheServerSaysAboutItself() throws {
         var driver = try MachineDriver(profile: Self.profile("  - login\n  - stay_online"))
         driver.machine.probesServer = true
