@@ -27,11 +27,15 @@ let package = Package(
         // Pure protocol: XML model, stream framer, stanza parser, SASL, login state machine. No I/O.
         .target(name: "XMPPCore", dependencies: ["CLibXML2", "CCrypto"]),
         // Profiles and load models: YAML decoding with positions, validation, schedules. No NIO.
-        // XMPPCore for the shared TLS mode and SASL mechanism names; LoadResults for the one
+        // XMPPCore for the shared TLS mode and SASL mechanism names; ThresholdModel for the one
         // threshold model (`Threshold`) that the grammar produces and the verdict judges.
-        .target(name: "LoadProfile", dependencies: ["XMPPCore", "LoadResults", .product(name: "Yams", package: "Yams")]),
+        .target(name: "LoadProfile", dependencies: ["XMPPCore", "ThresholdModel", .product(name: "Yams", package: "Yams")]),
+        // The one threshold model (rule, quantity, comparison, unit): plain values, no dependencies, so
+        // the profile grammar and the verdict share it without LoadProfile depending on the results.
+        .target(name: "ThresholdModel"),
         // Metrics values and results files: histograms, snapshots, summary, report. No NIO.
-        .target(name: "LoadResults", dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]),
+        // Re-exports ThresholdModel (the verdict judges its rules).
+        .target(name: "LoadResults", dependencies: ["ThresholdModel", .product(name: "Histogram", package: "hdrhistogram-swift")]),
         // A virtual user's logic without I/O: the compiled profile and the session state machine
         // (drives LoginMachine, runs steps), fed events with an injected clock. No NIO.
         .target(name: "SessionCore", dependencies: ["XMPPCore", "LoadProfile", "LoadResults"]),

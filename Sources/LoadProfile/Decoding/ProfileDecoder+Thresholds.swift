@@ -1,4 +1,4 @@
-import LoadResults
+import ThresholdModel
 import Yams
 
 extension ProfileDecoder {

@@ -1,4 +1,4 @@
-import LoadResults
+import ThresholdModel
 import XMPPCore
 
 /// A named sequence of steps that one virtual user runs, decoded and validated from YAML.

@@ -1,4 +1,4 @@
-import LoadResults
+import ThresholdModel
 import XMPPCore
 
 /// The latency metrics a run can record, so a threshold naming one that cannot exist

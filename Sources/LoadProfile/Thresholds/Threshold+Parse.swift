@@ -1,5 +1,5 @@
 // The threshold grammar's entry point: text in, the one threshold model (LoadResults' `Threshold`) out.
-import LoadResults
+import ThresholdModel
 
 extension Threshold {
     /// Parses one rule; throws `ThresholdSyntaxErrors` with every problem and its 1-based column.

@@ -1,4 +1,4 @@
-import LoadResults
+import ThresholdModel
 
 /// Parses one threshold's text (see `Threshold`): finds the comparison, then reads the subject
 /// before it and the bound and optional `over WINDOW` after it, collecting every problem with its

@@ -1,3 +1,5 @@
+// What a threshold measures: latency statistics and the run's counters, by name.
+
 /// What a threshold measures: a latency statistic of any timed metric (`login.p99`, `login.sasl.p90`,
 /// `message.max`, a step's name…) or one of the run's counters (`errors.rate`, `messages.lost`…).
 ///

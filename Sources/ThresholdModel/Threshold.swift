@@ -65,7 +65,7 @@ public enum ThresholdComparison: String, Sendable, CaseIterable {
 
     /// The worse of two values for this comparison (the one further from passing): the larger for
     /// `<`/`<=`, the smaller for `>`/`>=`; for `==`/`!=` the first that fails.
-    func worse(_ a: Double, _ b: Double, bound: Double) -> Double {
+    public func worse(_ a: Double, _ b: Double, bound: Double) -> Double {
         switch self {
         case .less, .lessOrEqual: return max(a, b)
         case .greater, .greaterOrEqual: return min(a, b)

@@ -1,14 +1,7 @@
+// How a verdict unit's values read in reports: `812 ms`, `0.05 %`, `12.3/s`.
 import Foundation
 
-/// The canonical unit of a threshold's bound and of a measured value; raw values are what results
-/// files show.
-public enum VerdictUnit: String, Sendable, Codable, CaseIterable {
-    case milliseconds = "ms"
-    case count, fraction
-    case perSecond = "per_s"
-    case bytes
-    case fractionPerHour = "fraction_per_h"
-
+extension VerdictUnit {
     /// `812 ms`, `0.05 %`, `3`, `512.0 MB`, `12.3/s`, `3.1 %/h`.
     public func format(_ value: Double) -> String {
         switch self {
