@@ -120,7 +120,9 @@ struct ConnectionLife {
                 // next one (the login timeout keeps running: it covers both streams).
                 progress.enter(.connect, now: c.now)
                 progress.awaitsFreshConnection = true
-                c.pending.append(contentsOf: [.closeStream, .close, .connect])
+                c.pending.append(.closeStream)
+                c.pending.append(.close)
+                c.pending.append(.connect)
             case .loggedIn(let jid):
                 if let probe {
                     c.pending.append(
@@ -265,10 +267,13 @@ struct ConnectionLife {
         } else {
             c.record(.count(.sessionsCompleted))
         }
-        c.pending.append(contentsOf: [.setOnline(false), .releaseAccount])
+        // One append each: an array literal here would allocate once per session.
+        c.pending.append(.setOnline(false))
+        c.pending.append(.releaseAccount)
         // Also while still connecting (a login timeout during a hung connect, or the run's deadline):
         // closing frees the socket now instead of at the connect timeout.
-        c.pending.append(contentsOf: [.close, .ended(failure: failure)])
+        c.pending.append(.close)
+        c.pending.append(.ended(failure: failure))
     }
 
     // MARK: - Reconnecting
