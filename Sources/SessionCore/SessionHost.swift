@@ -39,3 +39,26 @@ public enum SessionStage: Sendable, Equatable {
     /// Over.
     case ended
 }
+
+/// Session gauges (a loop's, or a test host's): how many of its sessions are connecting (or logging in) and online,
+/// moved by the sessions' `stageChanged` actions. Invariant: neither goes below zero when every move
+/// leaves a stage the session was in.
+public struct SessionGauges {
+    public init() {}
+
+    public private(set) var connecting = 0
+    public private(set) var online = 0
+
+    public mutating func moved(from old: SessionStage, to new: SessionStage) {
+        switch old {
+        case .connecting: connecting -= 1
+        case .online: online -= 1
+        case .idle, .ended: break
+        }
+        switch new {
+        case .connecting: connecting += 1
+        case .online: online += 1
+        case .idle, .ended: break
+        }
+    }
+}

@@ -14,8 +14,9 @@ final class TestHost: SessionHost {
     /// Slots marked online (available presence seen).
     var online: Set<Int> = []
     var released: [Int] = []
-    var connecting = 0
-    var onlineGauge = 0
+    var gauges = SessionGauges()
+    var connecting: Int { gauges.connecting }
+    var onlineGauge: Int { gauges.online }
     var facts = ServerFacts()
     /// XEP-0202 answers the probing session reported: (sent, received, utc).
     var timeAnswers: [(sent: SessionInstant, received: SessionInstant, utc: String)] = []
@@ -40,11 +41,7 @@ final class TestHost: SessionHost {
         case .releaseAccount: released.append(slot)
         case .learned(let more): facts.merge(more)
         case .clockSample(let sent, let received, let utc): timeAnswers.append((sent, received, utc))
-        case .stageChanged(let old, let new):
-            if old == .connecting { connecting -= 1 }
-            if old == .online { onlineGauge -= 1 }
-            if new == .connecting { connecting += 1 }
-            if new == .online { onlineGauge += 1 }
+        case .stageChanged(let old, let new): gauges.moved(from: old, to: new)
         default: return false
         }
         return true

@@ -1,4 +1,4 @@
-// The small parts a LoopContext composes, one job each: action buffers, gauges, facts, filler bodies.
+// The small parts a LoopContext composes, one job each: action buffers, facts, filler bodies.
 import Foundation
 import LoadResults
 import SessionCore
@@ -20,27 +20,6 @@ final class ActionBufferPool {
         buffer.removeAll(keepingCapacity: true)
         spare.append([])
         swap(&spare[spare.count - 1], &buffer)
-    }
-}
-
-/// The loop's session gauges: how many of its sessions are connecting (or logging in) and online,
-/// moved by the sessions' `stageChanged` actions. Invariant: neither goes below zero when every move
-/// leaves a stage the session was in.
-struct SessionGauges {
-    private(set) var connecting = 0
-    private(set) var online = 0
-
-    mutating func moved(from old: SessionStage, to new: SessionStage) {
-        switch old {
-        case .connecting: connecting -= 1
-        case .online: online -= 1
-        case .idle, .ended: break
-        }
-        switch new {
-        case .connecting: connecting += 1
-        case .online: online += 1
-        case .idle, .ended: break
-        }
     }
 }
 
