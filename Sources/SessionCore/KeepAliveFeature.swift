@@ -32,8 +32,8 @@ struct KeepAliveFeature: Equatable {
         case skipped
     }
 
-    /// The tick came due at `now`; `id` is the ping's iq id should one go out.
-    mutating func tick(_ settings: KeepAlive, id: String, domain: String, now: SessionInstant, writeBlocked: Bool) -> Tick {
+    /// The tick came due at `now`; a ping that goes out has the iq id `ka<request>` (built only then).
+    mutating func tick(_ settings: KeepAlive, request: UInt32, domain: String, now: SessionInstant, writeBlocked: Bool) -> Tick {
         if pending != nil {
             pending = nil
             return .connectionDead
@@ -41,6 +41,7 @@ struct KeepAliveFeature: Equatable {
         if writeBlocked { return .skipped }
         switch fallsBackToWhitespace ? .whitespace : settings.kind {
         case .ping:
+            let id = "ka\(request)"
             pending = PendingPing(id: id, sentAt: now)
             return .ping(Stanza.iq(type: "get", id: id, to: domain, child: XMLElement("ping", namespace: XMPPNamespace.ping)))
         case .whitespace:

@@ -182,7 +182,7 @@ public struct SessionMachine {
     private mutating func keepAliveFired() {
         guard life.isRunning, let settings = context.script.keepAlive else { return }
         switch life.keepAlive.tick(
-            settings, id: "ka\(context.requestCounter &+ 1)", domain: context.settings.domain, now: context.now, writeBlocked: context.writeBlocked)
+            settings, request: context.requestCounter &+ 1, domain: context.settings.domain, now: context.now, writeBlocked: context.writeBlocked)
         {
         case .connectionDead: return end(.keepAliveTimeout)
         case .ping(let ping):

@@ -18,13 +18,13 @@ import XMPPCore
     @Test func keepAliveTicksPingsThenDeclaresAnUnansweredPingDead() throws {
         var feature = KeepAliveFeature()
         let ping = KeepAlive(kind: .ping, interval: .seconds(30))
-        guard case .ping(let request) = feature.tick(ping, id: "ka1", domain: "d", now: .zero, writeBlocked: false) else {
+        guard case .ping(let request) = feature.tick(ping, request: 1, domain: "d", now: .zero, writeBlocked: false) else {
             Issue.record("no ping")
             return
         }
         #expect(request.attribute("id") == "ka1")
-        #expect(feature.tick(ping, id: "ka2", domain: "d", now: .zero, writeBlocked: false) == .connectionDead)
-        #expect(feature.tick(ping, id: "ka3", domain: "d", now: .zero, writeBlocked: true) == .skipped, "blocked: nothing sent")
+        #expect(feature.tick(ping, request: 2, domain: "d", now: .zero, writeBlocked: false) == .connectionDead)
+        #expect(feature.tick(ping, request: 3, domain: "d", now: .zero, writeBlocked: true) == .skipped, "blocked: nothing sent")
     }
 
     @Test(arguments: [
@@ -35,18 +35,18 @@ import XMPPCore
     ])
     func keepAliveAnswers(xml: String, expected: KeepAliveFeature.Answer?) throws {
         var feature = KeepAliveFeature()
-        _ = feature.tick(KeepAlive(kind: .ping, interval: .seconds(1)), id: "ka1", domain: "d", now: .zero, writeBlocked: false)
+        _ = feature.tick(KeepAlive(kind: .ping, interval: .seconds(1)), request: 1, domain: "d", now: .zero, writeBlocked: false)
         #expect(feature.answer(try Self.element(xml)) == expected)
     }
 
     @Test func anErrorAnswerTurnsKeepAlivesIntoWhitespaceForGood() throws {
         var feature = KeepAliveFeature()
         let ping = KeepAlive(kind: .ping, interval: .seconds(1))
-        _ = feature.tick(ping, id: "ka1", domain: "d", now: .zero, writeBlocked: false)
+        _ = feature.tick(ping, request: 1, domain: "d", now: .zero, writeBlocked: false)
         #expect(feature.answer(try Self.element("<iq type='error' id='ka1'/>")) == .unsupported)
-        #expect(feature.tick(ping, id: "ka2", domain: "d", now: .zero, writeBlocked: false) == .whitespace)
+        #expect(feature.tick(ping, request: 2, domain: "d", now: .zero, writeBlocked: false) == .whitespace)
         feature.forgetPending()
-        #expect(feature.tick(ping, id: "ka3", domain: "d", now: .zero, writeBlocked: false) == .whitespace, "after a reconnect too")
+        #expect(feature.tick(ping, request: 3, domain: "d", now: .zero, writeBlocked: false) == .whitespace, "after a reconnect too")
     }
 
     // MARK: RoomMembership
