@@ -51,18 +51,4 @@ static inline int xl_SSL_peer_chain_count(const SSL *ssl) {
 static inline X509 *xl_SSL_peer_chain_at(const SSL *ssl, int index) {
     return sk_X509_value(SSL_get_peer_cert_chain(ssl), index);
 }
-/* The server certificate's subjectAltName extension (NULL when absent): count its entries, read a */
-/* dNSName entry (NULL for other kinds), free it. */
-static inline GENERAL_NAMES *xl_X509_subject_alt_names(X509 *certificate) {
-    return (GENERAL_NAMES *)X509_get_ext_d2i(certificate, NID_subject_alt_name, NULL, NULL);
-}
-static inline int xl_GENERAL_NAMES_count(GENERAL_NAMES *names) { return sk_GENERAL_NAME_num(names); }
-static inline const unsigned char *xl_GENERAL_NAMES_dns_at(GENERAL_NAMES *names, int index, int *length) {
-    GENERAL_NAME *name = sk_GENERAL_NAME_value(names, index);
-    if (name == NULL || name->type != GEN_DNS) return NULL;
-    *length = ASN1_STRING_length(name->d.dNSName);
-    return ASN1_STRING_get0_data(name->d.dNSName);
-}
-static inline void xl_GENERAL_NAMES_free(GENERAL_NAMES *names) { GENERAL_NAMES_free(names); }
-static inline void xl_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }
 #endif

@@ -36,11 +36,11 @@ import Testing
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")))
     func selfIssuedIsToldFromIssuedByAnother() throws {
         let (ca, leaf) = try Self.makeCertificates()
-        #expect(CertificateDiagnosis.isSelfIssued(der: ca))
-        #expect(!CertificateDiagnosis.isSelfIssued(der: leaf))
+        #expect(TLSSetup.CertificateDiagnosis.isSelfIssued(der: ca))
+        #expect(!TLSSetup.CertificateDiagnosis.isSelfIssued(der: leaf))
         // Truncated or empty input is not self-issued (and does not trap).
         for cut in [0, 1, 2, 10, ca.count / 2, ca.count - 1] {
-            #expect(!CertificateDiagnosis.isSelfIssued(der: Array(ca.prefix(cut))))
+            #expect(!TLSSetup.CertificateDiagnosis.isSelfIssued(der: Array(ca.prefix(cut))))
         }
     }
 
@@ -49,7 +49,7 @@ import Testing
         let (ca, leaf) = try Self.makeCertificates()
         let (notBefore, notAfter) = (1_000, 2_000)
         let diagnose = { (der: [UInt8], now: Int) in
-            CertificateDiagnosis.problem(notValidBefore: notBefore, notValidAfter: notAfter, der: der, now: now)
+            TLSSetup.CertificateDiagnosis.problem(notValidBefore: notBefore, notValidAfter: notAfter, der: der, now: now)
         }
         #expect(diagnose(ca, 2_001) == .expired)
         #expect(diagnose(leaf, 2_001) == .expired)
@@ -63,9 +63,7 @@ import Testing
         let error = SessionError.connection(.tlsCertificate(problem))
         #expect(error.kind == "tls-certificate-\(problem.rawValue)")
         #expect(!error.isConnectionDrop, "a reconnect cannot fix a certificate")
-        let failed = OpenSSLError(kind: .certificate, reason: "x", verifyResult: 18, problem: problem)
-        #expect(ConnectionFailure(failed) == .tlsCertificate(problem))
-        #expect(ConnectionFailure(OpenSSLError(kind: .handshake, reason: "x")) == .tls)
+        #expect(ConnectionFailure(TLSSetup.CertificateError(problem: problem)) == .tlsCertificate(problem))
         #expect(ErrorHint.hint(for: error.kind)?.contains("--insecure") == true, "the report names --insecure")
     }
 }

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import NIOSSL
 import SessionCore
 
 #if canImport(Glibc)
@@ -8,7 +9,8 @@ import Glibc
 
 /// Maps transport-level errors (NIO, errno, TLS) to the typed `ConnectionFailure` counted in results
 /// (measurement rule 8). A certificate that failed verification becomes `.tlsCertificate(problem)`
-/// (the `OpenSSLError` carries its problem, named by `CertificateDiagnosis`); any other TLS failure `.tls`.
+/// (`TLSSetup.CertificateDiagnosis` names the problem; a name mismatch is NIOSSL's own error; an
+/// `OpenSSLError` carries its problem).
 extension ConnectionFailure {
     init(_ error: any Error) {
         switch error {
@@ -28,6 +30,12 @@ extension ConnectionFailure {
             }
         case let error as IOError:
             self.init(errno: error.errnoCode)
+        case let error as TLSSetup.CertificateError:
+            self = .tlsCertificate(error.problem)
+        case let error as NIOSSLExtraError where error == .failedToValidateHostname:
+            self = .tlsCertificate(.hostnameMismatch)
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
+            self = .tls
         case let error as OpenSSLError:
             self = error.problem.map { .tlsCertificate($0) } ?? .tls
         case SessionError.connection(let failure):

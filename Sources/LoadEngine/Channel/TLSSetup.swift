@@ -1,4 +1,6 @@
 import NIOCore
+import NIOSSL
+import NIOTLS
 import SessionCore
 
 #if canImport(Glibc)
@@ -7,47 +9,70 @@ import Glibc
 import Darwin
 #endif
 
-/// The one TLS client context of a run, shared by every session (an `OpenSSLContext`: OpenSSL's
-/// SSL_CTX is shared read-only once built and expensive to build, so it is built once).
+/// The one TLS client context of a run, shared by every session (NIOSSLContext is thread-safe and
+/// expensive to build: build it once).
 ///
 /// With `insecure`, certificate verification is off (self-signed lab certificates); otherwise the
 /// server's chain is verified against the system trust store and the XMPP domain (over `wss://` and
-/// `https://`, the URL's host: `makeHandlers(httpHost:)`). When the domain is an IP literal
-/// (`--domain 127.0.0.1`), no SNI is sent (RFC 6066 forbids IP literals there) and the certificate is
-/// verified against the address the session connected to, so such a server needs an IP
-/// subjectAltName — or `--insecure` in a lab.
+/// `https://`, the URL's host: `makeHandlers(httpHost:)`). When the domain is
+/// an IP literal (`--domain 127.0.0.1`), no SNI is sent (RFC 6066 forbids IP literals there) and the
+/// certificate is verified against the address the session connected to (NIOSSL checks the peer's
+/// IP address when no hostname is given), so such a server needs an IP subjectAltName — or
+/// `--insecure` in a lab.
 ///
-/// A verification failure says why: `OpenSSLClientHandler` fails the handshake with an
-/// `OpenSSLError` carrying the problem (expired, not yet valid, self-signed, untrusted, host name
-/// mismatch), counted as `tls-certificate-<problem>` (`ConnectionFailure.tlsCertificate`).
+/// A verification failure says why: `makeHandlers()` adds, above the TLS handler, a
+/// `CertificateDiagnosis` that turns NIOSSL's bare handshake failure into a `CertificateError`
+/// naming the problem (expired, not yet valid, self-signed, untrusted; a name mismatch is NIOSSL's
+/// own error), counted as `tls-certificate-<problem>` (`ConnectionFailure.tlsCertificate`).
 struct TLSSetup: Sendable {
-    let context: OpenSSLContext
+    let context: NIOSSLContext
     /// The name sent as SNI and checked in the certificate: the XMPP domain; nil for an IP literal.
     let serverHostname: String?
-    /// Whether certificates are verified (not `--insecure`).
-    var verifies: Bool { context.verifies }
+    /// Whether certificates are verified (not `--insecure`): only then is there something to diagnose.
+    let verifies: Bool
 
     init(domain: String, insecure: Bool) throws {
-        try self.init(domain: domain, context: OpenSSLContext(verifies: !insecure))
-    }
-
-    /// A setup over a context built elsewhere (the `--insecure` probe's observing one).
-    init(domain: String, context: OpenSSLContext) {
-        self.context = context
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if insecure { configuration.certificateVerification = .none }
+        context = try NIOSSLContext(configuration: configuration)
         serverHostname = Self.isIPLiteral(domain) ? nil : domain
+        verifies = !insecure
     }
 
-    /// The handlers for one connection, in pipeline order: the TLS client.
-    func makeHandlers() -> [any ChannelHandler] {
-        [OpenSSLClientHandler(context: context, serverHostname: serverHostname)]
+    /// The handlers for one connection, in pipeline order: TLS, then (when verifying) the diagnosis
+    /// of a failed verification.
+    func makeHandlers() throws -> [any ChannelHandler] {
+        try makeHandlers(serverHostname: serverHostname)
     }
 
     /// The handlers for one connection to a `wss://` or `https://` endpoint whose URL names `host`:
     /// as `makeHandlers()`, but the name sent as SNI and checked in the certificate is that host, not
     /// the XMPP domain (RFC 2818 §3.1: an HTTPS server's certificate is for the host the client asked
     /// for); an IP-literal host sends no SNI and is checked against the certificate's IP addresses.
-    func makeHandlers(httpHost host: String) -> [any ChannelHandler] {
-        [OpenSSLClientHandler(context: context, serverHostname: Self.isIPLiteral(host) ? nil : host)]
+    func makeHandlers(httpHost host: String) throws -> [any ChannelHandler] {
+        try makeHandlers(serverHostname: Self.isIPLiteral(host) ? nil : host)
+    }
+
+    private func makeHandlers(serverHostname: String?) throws -> [any ChannelHandler] {
+        guard verifies else { return [try NIOSSLClientHandler(context: context, serverHostname: serverHostname)] }
+        let diagnosis = CertificateDiagnosis()
+        let tls = try Self.observingHandler(NIOSSLClientHandler.self, context: context, serverHostname: serverHostname) {
+            result, certificate in
+            if case .failed = result { diagnosis.certificateFailed(certificate) }
+            return result
+        }
+        return [tls, diagnosis]
+    }
+
+    /// NIOSSL deprecates its per-certificate verification callback in favour of one that replaces
+    /// BoringSSL's verification altogether; we only observe the verdict BoringSSL made (and return
+    /// it unchanged), which only the older callback gives. Reached through `VerdictObservingHandler`
+    /// so that this one deliberate use does not warn at every build.
+    private static func observingHandler<Handler: VerdictObservingHandler>(
+        _ type: Handler.Type, context: NIOSSLContext, serverHostname: String?,
+        callback: @escaping NIOSSLVerificationCallback
+    ) throws -> Handler {
+        try Handler(context: context, serverHostname: serverHostname, verificationCallback: callback)
     }
 
     /// True for an IPv4 or IPv6 address literal (brackets allowed around IPv6).
@@ -58,4 +83,109 @@ struct TLSSetup: Sendable {
         var v6 = in6_addr()
         return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
     }
+
+    /// The NIOSSL client handler's initializer with a verification callback (see `observingHandler`).
+    protocol VerdictObservingHandler {
+        init(context: NIOSSLContext, serverHostname: String?, verificationCallback: NIOSSLVerificationCallback?) throws
+    }
+
+    /// A certificate verification failure with its cause; `ConnectionFailure(_:)` maps it to
+    /// `.tlsCertificate(problem)`.
+    struct CertificateError: Error, Hashable {
+        let problem: TLSCertificateProblem
+    }
+
+    /// Sits right above the TLS handler of one connection: remembers why the first certificate
+    /// failed verification (told by NIOSSL's verification callback, on the loop) and replaces the
+    /// handshake error that follows with a `CertificateError`. Other errors pass unchanged. Once the
+    /// handshake completed it removes itself, so an established session pays nothing for it.
+    /// Loop-bound: one instance per channel, used only on its loop.
+    final class CertificateDiagnosis: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = NIOAny
+
+        private(set) var problem: TLSCertificateProblem?
+
+        /// NIOSSL's verification callback reported `certificate` as failed; the first cause wins.
+        func certificateFailed(_ certificate: NIOSSLCertificate, now: time_t = time(nil)) {
+            guard problem == nil else { return }
+            problem = Self.problem(of: certificate, now: now)
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            context.fireUserInboundEventTriggered(event)
+            if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            }
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            if let problem, error is NIOSSLError || error is BoringSSLError {
+                context.fireErrorCaught(CertificateError(problem: problem))
+            } else {
+                context.fireErrorCaught(error)
+            }
+        }
+
+        /// The likeliest cause of a failed certificate: its validity dates, else whether it signed
+        /// itself (the chain ends in a root the trust store lacks), else an untrusted issuer.
+        static func problem(of certificate: NIOSSLCertificate, now: time_t) -> TLSCertificateProblem {
+            problem(
+                notValidBefore: certificate.notValidBefore, notValidAfter: certificate.notValidAfter,
+                der: (try? certificate.toDERBytes()) ?? [], now: now)
+        }
+
+        /// `problem(of:now:)` on the certificate's validity dates (seconds since 1970) and DER bytes.
+        static func problem(notValidBefore: time_t, notValidAfter: time_t, der: [UInt8], now: time_t) -> TLSCertificateProblem {
+            if now > notValidAfter { return .expired }
+            if now < notValidBefore { return .notYetValid }
+            return isSelfIssued(der: der) ? .selfSigned : .untrusted
+        }
+
+        /// Whether a DER certificate's issuer and subject names are the same bytes (RFC 5280
+        /// §4.1: Certificate → TBSCertificate → [version], serial, signature, issuer, validity, subject).
+        static func isSelfIssued(der: [UInt8]) -> Bool {
+            guard let certificate = DERElement.first(in: der[...]), certificate.tag == 0x30,
+                let tbs = DERElement.first(in: certificate.content), tbs.tag == 0x30
+            else { return false }
+            var fields: [DERElement] = []
+            var rest = tbs.content
+            while fields.count < 6, let element = DERElement.first(in: rest) {
+                fields.append(element)
+                rest = element.rest
+            }
+            if fields.first?.tag == 0xA0 { fields.removeFirst() }  // explicit [0] version
+            guard fields.count >= 5 else { return false }
+            return fields[2].content.elementsEqual(fields[4].content)
+        }
+    }
+
+    /// One DER tag-length-value (definite lengths up to 4 bytes), as slices of the input.
+    struct DERElement {
+        let tag: UInt8
+        let content: ArraySlice<UInt8>
+        /// The bytes after this element.
+        let rest: ArraySlice<UInt8>
+
+        static func first(in bytes: ArraySlice<UInt8>) -> DERElement? {
+            var index = bytes.startIndex
+            guard bytes.count >= 2 else { return nil }
+            let tag = bytes[index]
+            index += 1
+            var length = Int(bytes[index])
+            index += 1
+            if length & 0x80 != 0 {
+                let count = length & 0x7F
+                guard (1...4).contains(count), bytes.endIndex - index >= count else { return nil }
+                length = 0
+                for _ in 0..<count {
+                    length = length << 8 | Int(bytes[index])
+                    index += 1
+                }
+            }
+            guard bytes.endIndex - index >= length else { return nil }
+            return DERElement(tag: tag, content: bytes[index..<index + length], rest: bytes[(index + length)...])
+        }
+    }
 }
+
+extension NIOSSLClientHandler: TLSSetup.VerdictObservingHandler {}

@@ -12,11 +12,18 @@ final class WireByteCounter: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = ByteBuffer
 
     private let sink: ByteCountSink
+    /// When not nil, the first inbound bytes are kept here (up to 1 KiB): the probing session reads
+    /// the TLS ServerHello from them.
+    var capture: [UInt8]?
 
     init(sink: ByteCountSink) { self.sink = sink }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        sink.received(unwrapInboundIn(data).readableBytes)
+        let buffer = unwrapInboundIn(data)
+        if let kept = capture?.count, kept < 1024 {
+            capture! += buffer.readableBytesView.prefix(1024 - kept)
+        }
+        sink.received(buffer.readableBytes)
         context.fireChannelRead(data)
     }
 

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOSSL
 import NIOTLS
 import SessionCore
 import XMPPCore
@@ -22,7 +23,7 @@ struct ProbeArrival: Sendable {
     let at: NIODeadline
 }
 
-/// The top of the probe's pipeline (`[TLS] → XMPPStreamCodec → ProbeChannelHandler`):
+/// The top of the probe's pipeline (`WireByteCounter → [TLS] → XMPPStreamCodec → ProbeChannelHandler`):
 /// queues what the connection reports, in order, for the probe driver, which reads it one arrival at
 /// a time (`next(within:)`) and writes through `send(_:)` — a sequential conversation instead of the
 /// run's event-driven session. Loop-bound: every method runs on the channel's loop (the driver
@@ -32,7 +33,9 @@ final class ProbeChannelHandler: ChannelInboundHandler {
     typealias OutboundOut = XMPPStreamOutput
 
     private let codec: XMPPStreamCodec
+    private let byteCounter: WireByteCounter
     private let tls: ProbeTLS?
+    private var verdict: ProbeTLS.ObservedVerdict?
     private var context: ChannelHandlerContext?
     /// The channel's loop, kept after the handler is removed (a closed channel drops its handlers).
     private var loop: (any EventLoop)?
@@ -41,17 +44,19 @@ final class ProbeChannelHandler: ChannelInboundHandler {
     private var waiter: (promise: EventLoopPromise<ProbeArrival?>, timer: Scheduled<Void>)?
     private var ended = false
 
-    init(codec: XMPPStreamCodec, tls: ProbeTLS?) {
+    init(codec: XMPPStreamCodec, byteCounter: WireByteCounter, tls: ProbeTLS?) {
         self.codec = codec
+        self.byteCounter = byteCounter
         self.tls = tls
     }
 
     /// The pipeline of a probe connection, bottom to top (TLS is added when the login machine asks,
     /// for `direct` before the stream opens).
     static func pipeline(tls: ProbeTLS?) -> (handlers: [any ChannelHandler], probe: ProbeChannelHandler) {
+        let counter = WireByteCounter(sink: DiscardedByteCounts())
         let codec = XMPPStreamCodec(parser: StanzaParser(), scratch: OutboundScratch())
-        let probe = ProbeChannelHandler(codec: codec, tls: tls)
-        return ([codec, probe], probe)
+        let probe = ProbeChannelHandler(codec: codec, byteCounter: counter, tls: tls)
+        return ([counter, codec, probe], probe)
     }
 
     // MARK: - For the driver
@@ -85,10 +90,13 @@ final class ProbeChannelHandler: ChannelInboundHandler {
     /// The next unit from the server is a new stream header.
     func restartStream() { codec.restart() }
 
-    /// Adds TLS at the bottom of the pipeline; the handshake starts at once.
+    /// Adds TLS right above the byte counter; the handshake starts at once.
     func startTLS() throws {
         guard let context, let tls else { throw SessionError.tlsUnavailable }
-        try context.pipeline.syncOperations.addHandlers(tls.makeHandlers(), position: .first)
+        byteCounter.capture = []
+        let made = try tls.makeHandlers()
+        verdict = made.verdict
+        try context.pipeline.syncOperations.addHandlers(made.handlers, position: .after(byteCounter))
     }
 
     func close() {
@@ -124,10 +132,12 @@ final class ProbeChannelHandler: ChannelInboundHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? TLSUserEvent, case .handshakeCompleted = event, let tls,
-            let handler = try? context.pipeline.syncOperations.handler(type: OpenSSLClientHandler.self)
+        if let event = event as? TLSUserEvent, case .handshakeCompleted = event, let tls, let verdict,
+            let handler = try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self)
         {
-            deliver(.tlsEstablished(tls.facts(handler: handler)))
+            let captured = byteCounter.capture ?? []
+            byteCounter.capture = nil
+            deliver(.tlsEstablished(tls.facts(handler: handler, serverHello: captured, verdict: verdict)))
             return
         }
         context.fireUserInboundEventTriggered(event)
@@ -146,7 +156,9 @@ final class ProbeChannelHandler: ChannelInboundHandler {
             deliver(.failed(kind: error.kind, detail: error.description))
         case let error as SessionError:
             deliver(.failed(kind: error.kind, detail: error.description))
-        case let error as OpenSSLError:
+        case let error as TLSSetup.CertificateError:
+            deliver(.failed(kind: ConnectionFailure(error).kind, detail: "the server's certificate did not verify: \(error.problem.rawValue)"))
+        case is NIOSSLError, is BoringSSLError:
             deliver(.failed(kind: ConnectionFailure(error).kind, detail: Self.handshakeFailure(error)))
         default:
             deliver(.failed(kind: ConnectionFailure(error).kind, detail: "\(error)"))
@@ -156,20 +168,18 @@ final class ProbeChannelHandler: ChannelInboundHandler {
 }
 
 extension ProbeChannelHandler {
-    /// What a person reads about a failed TLS connection: for a certificate, "the server's
-    /// certificate did not verify: self-signed"; otherwise "the TLS handshake failed: wrong version
-    /// number", OpenSSL's reasons without their "error:0A00010B:SSL routines::" prefixes.
-    static func handshakeFailure(_ error: OpenSSLError) -> String {
-        if let problem = error.problem { return "the server's certificate did not verify: \(problem.rawValue)" }
-        let reasons = error.reason.split(separator: ";").map { part -> Substring in
-            let reason = part.split(separator: ":", omittingEmptySubsequences: false).last ?? part
-            return reason.drop { $0 == " " }
-        }
-        let text = reasons.filter { !$0.isEmpty }.joined(separator: "; ")
-        switch error.kind {
-        case .unexpectedEOF: return "the server closed the connection during the TLS handshake"
-        case .record: return "a TLS record failed: \(text)"
-        default: return "the TLS handshake failed: \(text.isEmpty ? error.reason : text)"
-        }
+    /// "the TLS handshake failed: WRONG_VERSION_NUMBER" — BoringSSL's reason code without the
+    /// source paths its errors print.
+    static func handshakeFailure(_ error: any Error) -> String {
+        let text = "\(error)"
+        guard let marker = text.range(of: "OPENSSL_internal:") else { return "the TLS handshake failed: \(text)" }
+        let reason = text[marker.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+        return "the TLS handshake failed: \(reason)"
     }
+}
+
+/// The probe counts no bytes: `WireByteCounter` is there for its ServerHello capture.
+final class DiscardedByteCounts: ByteCountSink {
+    func received(_ byteCount: Int) {}
+    func sent(_ byteCount: Int) {}
 }

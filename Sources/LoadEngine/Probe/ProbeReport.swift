@@ -82,7 +82,7 @@ public struct ProbeReport: Codable, Sendable, Equatable {
     public struct TLSFacts: Codable, Sendable, Equatable {
         /// e.g. "TLSv1.3".
         public var version: String?
-        /// IANA name of the cipher suite (OpenSSL's standard name).
+        /// IANA name of the cipher suite, from the ServerHello.
         public var cipher: String?
         public var certificate: Certificate?
         /// `verified` (chain and name), `failed` (see `problem`), or `chain-only` (the chain verified,

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOSSL
 import SessionCore
 
 #if canImport(Glibc)
@@ -8,47 +9,102 @@ import Glibc
 
 /// The probe's TLS: the run's own `TLSSetup` when certificates are verified (a failed verification
 /// ends the probe at `tls` with the diagnosed problem, as it would end a run), and with `--insecure`
-/// an observing context that verifies the chain anyway but lets the handshake go on whatever the
-/// verdict (`OpenSSLContext(observesVerification:)`), so the probe can say whether the certificate
-/// would verify without `--insecure`.
+/// a context that verifies the chain anyway but only *observes* the verdict (first failed
+/// certificate's problem, diagnosed by `TLSSetup.CertificateDiagnosis`) and lets the handshake go on,
+/// so the probe can say whether the certificate would verify without `--insecure`.
 struct ProbeTLS: Sendable {
-    private let setup: TLSSetup
+    private let run: TLSSetup?
+    private let observing: NIOSSLContext?
     let domain: String
-    /// True when a failed verification fails the handshake (not `--insecure`).
-    let verifies: Bool
+    private let serverHostname: String?
 
     init(domain: String, insecure: Bool) throws {
         self.domain = domain
-        verifies = !insecure
-        setup =
-            insecure
-            ? TLSSetup(domain: domain, context: try OpenSSLContext(verifies: false, observesVerification: true))
-            : try TLSSetup(domain: domain, insecure: false)
+        serverHostname = TLSSetup.isIPLiteral(domain) ? nil : domain
+        if insecure {
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            configuration.certificateVerification = .noHostnameVerification
+            observing = try NIOSSLContext(configuration: configuration)
+            run = nil
+        } else {
+            run = try TLSSetup(domain: domain, insecure: false)
+            observing = nil
+        }
     }
 
-    /// The handlers for the connection (bottom to top).
-    func makeHandlers() -> [any ChannelHandler] { setup.makeHandlers() }
+    /// True when a failed verification fails the handshake (not `--insecure`).
+    var verifies: Bool { run != nil }
 
-    /// The TLS facts after the handshake: version, cipher, the leaf certificate and the verdict.
-    func facts(handler: OpenSSLClientHandler) -> ProbeReport.TLSFacts {
+    /// The handlers for the connection (bottom to top), and the verdict the observing callback fills.
+    func makeHandlers() throws -> (handlers: [any ChannelHandler], verdict: ObservedVerdict) {
+        let verdict = ObservedVerdict()
+        if let run { return (try run.makeHandlers(), verdict) }
+        let handler = try Self.handler(NIOSSLClientHandler.self, context: observing!, serverHostname: serverHostname) {
+            result, certificate in
+            if case .failed = result, verdict.problem == nil {
+                verdict.problem = TLSSetup.CertificateDiagnosis.problem(of: certificate, now: time(nil))
+            }
+            return .certificateVerified
+        }
+        return ([handler], verdict)
+    }
+
+    /// The verification callback's findings. Loop-bound: written by NIOSSL's callback on the
+    /// connection's loop, read there after the handshake.
+    final class ObservedVerdict {
+        var problem: TLSCertificateProblem?
+    }
+
+    /// As `TLSSetup.observingHandler`: NIOSSL's per-certificate callback, reached through the
+    /// protocol so that this deliberate use does not warn.
+    private static func handler<Handler: TLSSetup.VerdictObservingHandler>(
+        _ type: Handler.Type, context: NIOSSLContext, serverHostname: String?,
+        callback: @escaping NIOSSLVerificationCallback
+    ) throws -> Handler {
+        try Handler(context: context, serverHostname: serverHostname, verificationCallback: callback)
+    }
+
+    /// The TLS facts after the handshake: version, cipher (from the captured ServerHello), the leaf
+    /// certificate and the verdict.
+    func facts(handler: NIOSSLClientHandler, serverHello: [UInt8], verdict: ObservedVerdict) -> ProbeReport.TLSFacts {
         let certificate = handler.peerCertificate.map(Self.describe)
         var facts = ProbeReport.TLSFacts(
-            version: handler.tlsVersion, cipher: handler.cipherSuite, certificate: certificate, verification: "verified")
+            version: handler.tlsVersion.map(TLSServerHello.name), cipher: TLSServerHello.cipherSuite(in: serverHello),
+            certificate: certificate, verification: "verified")
         if !verifies {
-            let problem = handler.certificateProblem
-            facts.verification = problem == nil ? "chain-only" : "failed"
-            facts.problem = problem?.rawValue
-            if let names = certificate?.dnsNames, !names.isEmpty, setup.serverHostname != nil {
+            facts.verification = verdict.problem == nil ? "chain-only" : "failed"
+            facts.problem = verdict.problem?.rawValue
+            if let names = certificate?.dnsNames, !names.isEmpty, serverHostname != nil {
                 facts.nameMatches = names.contains { Self.name($0, matches: domain) }
             }
         }
         return facts
     }
 
-    static func describe(_ certificate: PeerCertificate) -> ProbeReport.Certificate {
-        ProbeReport.Certificate(
-            subject: certificate.subject, issuer: certificate.issuer, notBefore: iso8601(certificate.notValidBefore),
-            notAfter: iso8601(certificate.notValidAfter), dnsNames: certificate.dnsNames)
+    static func describe(_ certificate: NIOSSLCertificate) -> ProbeReport.Certificate {
+        func names(_ list: [SSLCertificateName]) -> String {
+            list.map { "\(label($0.type))=\($0.value)" }.joined(separator: ", ")
+        }
+        let dns = certificate._subjectAlternativeNames().compactMap { name -> String? in
+            guard name.nameType == .dnsName else { return nil }
+            return name.contents.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
+        }
+        return ProbeReport.Certificate(
+            subject: names(certificate.subjectName), issuer: names(certificate.issuerName),
+            notBefore: iso8601(certificate.notValidBefore), notAfter: iso8601(certificate.notValidAfter), dnsNames: dns)
+    }
+
+    static func label(_ type: SSLCertificateNameType) -> String {
+        switch type {
+        case .commonName: return "CN"
+        case .organization: return "O"
+        case .organizationalUnit: return "OU"
+        case .country: return "C"
+        case .state: return "ST"
+        case .city: return "L"
+        case .emailAddress: return "emailAddress"
+        default: return "?"
+        }
     }
 
     static func iso8601(_ seconds: time_t) -> String {

@@ -1,5 +1,6 @@
 import LoadResults
 import NIOCore
+import NIOSSL
 import NIOTLS
 import SessionCore
 import XMPPCore
@@ -68,10 +69,13 @@ final class SessionChannelHandler: ChannelInboundHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
-            // The session that probes the server reports the TLS version and cipher (STARTTLS, direct
-            // TLS, wss and https alike; the run keeps the first report).
-            if user.machine.probesServer, let tls = try? context.pipeline.syncOperations.handler(type: OpenSSLClientHandler.self) {
-                user.loop.learned(ServerFacts(tlsVersion: tls.tlsVersion, tlsCipher: tls.cipherSuite))
+            if let captured = byteCounter.capture {
+                byteCounter.capture = nil
+                let version = try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self).tlsVersion
+                user.loop.learned(
+                    ServerFacts(
+                        tlsVersion: version.flatMap { $0 }.map(TLSServerHello.name),
+                        tlsCipher: TLSServerHello.cipherSuite(in: captured)))
             }
             user.connection(self, sent: .tlsEstablished)
             return
@@ -134,7 +138,8 @@ final class SessionChannelHandler: ChannelInboundHandler {
         if needsFlush { context.flush() }
         isReading = false
         needsFlush = false
-        try context.pipeline.syncOperations.addHandlers(tls.makeHandlers(), position: .after(byteCounter))
+        if user.machine.probesServer { byteCounter.capture = [] }
+        try context.pipeline.syncOperations.addHandlers(try tls.makeHandlers(), position: .after(byteCounter))
     }
 
     func close() {

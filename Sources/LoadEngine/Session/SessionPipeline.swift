@@ -87,7 +87,7 @@ enum SessionPipeline {
     ) throws {
         guard endpoint.transport.isSecure else { return }
         guard let tls = context.environment.tls else { throw SessionError.tlsUnavailable }
-        try operations.addHandlers(tls.makeHandlers(httpHost: endpoint.host))
+        try operations.addHandlers(try tls.makeHandlers(httpHost: endpoint.host))
     }
 
     /// TLS for `https://`, the HTTP/1.1 client handlers and the response aggregator (BOSH).

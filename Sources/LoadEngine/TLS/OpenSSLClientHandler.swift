@@ -4,7 +4,6 @@
 import CLibSSL
 import NIOCore
 import NIOTLS
-import SessionCore
 
 #if canImport(Glibc)
 import Glibc
@@ -79,22 +78,6 @@ public final class OpenSSLClientHandler: ChannelDuplexHandler, RemovableChannelH
         SSL_get0_alpn_selected(ssl, &data, &length)
         guard let data, length > 0 else { return nil }
         return String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
-    }
-
-    /// What chain verification found wrong with the server's certificate (nil: nothing, or not
-    /// verified at all), once the handshake completed. A verifying context failed the handshake
-    /// instead; an observing one (`OpenSSLContext(observesVerification:)`) lets it complete.
-    var certificateProblem: TLSCertificateProblem? {
-        guard state == .active || state == .closing, let ssl else { return nil }
-        let result = SSL_get_verify_result(ssl)
-        guard result != Int(X509_V_OK) else { return nil }
-        return OpenSSLError.problem(verifyResult: result, leaf: xl_SSL_peer_leaf(ssl), now: time(nil))
-    }
-
-    /// The server's leaf certificate (subject, issuer, dates, DNS names); nil before its Certificate message.
-    var peerCertificate: PeerCertificate? {
-        guard let ssl, let leaf = xl_SSL_peer_leaf(ssl) else { return nil }
-        return PeerCertificate(leaf)
     }
 
     /// The server's leaf certificate as DER bytes (nil before its Certificate message).

@@ -21,12 +21,7 @@ public final class OpenSSLContext: @unchecked Sendable {
 
     /// Builds the context; throws `OpenSSLError` when OpenSSL cannot (no trust store, bad ALPN name).
     /// `trustedCertificates` (a PEM file) adds roots to the system store's (a lab CA).
-    /// `observesVerification` (only without `verifies`: the `--insecure` probe) still checks the chain
-    /// against the trust store but lets the handshake go on whatever the verdict; the connection's
-    /// `certificateProblem` then says what a verifying client would have refused (no name is checked).
-    public init(
-        verifies: Bool, observesVerification: Bool = false, alpn: [String] = [], trustedCertificates: String? = nil
-    ) throws {
+    public init(verifies: Bool, alpn: [String] = [], trustedCertificates: String? = nil) throws {
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw OpenSSLError(kind: .setup, reason: "SSL_CTX_new: " + OpenSSLError.drainQueue())
         }
@@ -37,7 +32,7 @@ public final class OpenSSLContext: @unchecked Sendable {
             throw OpenSSLError(kind: .setup, reason: "cannot set TLS 1.2 as the minimum version")
         }
         _ = xl_SSL_CTX_set_release_buffers(context)
-        if verifies || observesVerification {
+        if verifies {
             guard SSL_CTX_set_default_verify_paths(context) == 1 else {
                 throw OpenSSLError(kind: .setup, reason: "no system trust store: " + OpenSSLError.drainQueue())
             }
@@ -47,9 +42,10 @@ public final class OpenSSLContext: @unchecked Sendable {
                         kind: .setup, reason: "cannot load \(trustedCertificates): " + OpenSSLError.drainQueue())
                 }
             }
+            SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        } else {
+            SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
         }
-        // SSL_VERIFY_NONE still verifies the chain (when a store is loaded) and keeps the result.
-        SSL_CTX_set_verify(context, verifies ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nil)
         if !alpn.isEmpty {
             var wire: [UInt8] = []
             for name in alpn {

@@ -50,7 +50,7 @@ public struct OpenSSLError: Error, Hashable, CustomStringConvertible {
     }
 
     /// The problem a failed verification means, from OpenSSL's verify result and the server's leaf
-    /// certificate (its dates first: `CertificateDiagnosis`).
+    /// certificate (its dates first, as `TLSSetup.CertificateDiagnosis` judges NIOSSL's failures).
     static func problem(verifyResult: Int, leaf: OpaquePointer?, now: time_t) -> TLSCertificateProblem {
         switch Int32(verifyResult) {
         case X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH, X509_V_ERR_EMAIL_MISMATCH:
@@ -64,7 +64,7 @@ public struct OpenSSLError: Error, Hashable, CustomStringConvertible {
             || Int32(verifyResult) == X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN
         guard let leaf, let before = seconds(X509_get0_notBefore(leaf)), let after = seconds(X509_get0_notAfter(leaf))
         else { return selfSignedCode ? .selfSigned : .untrusted }
-        let problem = CertificateDiagnosis.problem(
+        let problem = TLSSetup.CertificateDiagnosis.problem(
             notValidBefore: before, notValidAfter: after, der: der(of: leaf), now: now)
         return problem == .untrusted && selfSignedCode ? .selfSigned : problem
     }
