@@ -22,4 +22,28 @@ public enum SCRAMAlgorithm: String, Sendable, Hashable, CaseIterable {
         case .sha512: return EVP_sha512()
         }
     }
+
+    /// The hash's input block size in bytes (RFC 2104's B: HMAC pads its key to it).
+    var blockSize: Int { self == .sha512 ? 128 : 64 }
+
+    /// The digest fetched once from libcrypto's default provider (OpenSSL 3 fetches a legacy
+    /// `EVP_sha1()` again on every init, with locks and allocations). Immutable and shared by every
+    /// thread; nil only if the provider lacks it (then `evp` is used).
+    var fetched: OpaquePointer? {
+        switch self {
+        case .sha1: return Self.fetchedSHA1.pointer
+        case .sha256: return Self.fetchedSHA256.pointer
+        case .sha512: return Self.fetchedSHA512.pointer
+        }
+    }
+
+    private static let fetchedSHA1 = FetchedDigest("SHA1")
+    private static let fetchedSHA256 = FetchedDigest("SHA2-256")
+    private static let fetchedSHA512 = FetchedDigest("SHA2-512")
+}
+
+/// An `EVP_MD` fetched once and kept for the process's life (never freed: a few hundred bytes).
+private final class FetchedDigest: @unchecked Sendable {
+    let pointer: OpaquePointer?
+    init(_ name: String) { pointer = EVP_MD_fetch(nil, name, nil) }
 }

@@ -20,11 +20,15 @@ public struct SCRAMKeyRequest: Sendable, Hashable, CustomStringConvertible {
     /// Runs PBKDF2 and derives ClientKey, StoredKey and ServerKey. Blocking, CPU-bound, thread-safe.
     public func derive() throws(SASLError) -> SCRAMKeys {
         let salted = try CryptoPrimitives.pbkdf2(algorithm, password: password, salt: salt, iterations: iterations)
-        let clientKey = CryptoPrimitives.hmac(algorithm, key: salted, data: Array("Client Key".utf8))
+        let clientKey = CryptoPrimitives.hmac(algorithm, key: salted, data: Self.clientKeyLabel)
         return SCRAMKeys(
             clientKey: clientKey, storedKey: CryptoPrimitives.hash(algorithm, clientKey),
-            serverKey: CryptoPrimitives.hmac(algorithm, key: salted, data: Array("Server Key".utf8)))
+            serverKey: CryptoPrimitives.hmac(algorithm, key: salted, data: Self.serverKeyLabel))
     }
+
+    /// RFC 5802 §3's HMAC inputs, built once.
+    private static let clientKeyLabel = Array("Client Key".utf8)
+    private static let serverKeyLabel = Array("Server Key".utf8)
 
     /// No password: `SCRAM-SHA-1, i=4096, 16-byte salt`.
     public var description: String {
