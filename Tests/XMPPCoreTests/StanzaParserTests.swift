@@ -126,6 +126,23 @@ private func errorKind(_ body: () throws -> Void) -> String? {
         #expect(stamp.firstChild(named: "outer")?.namespace == XMPPNamespace.client)
     }
 
+    /// The stream's default namespace is given by the builder, not declared in the wrapper: an
+    /// undeclared default (`xmlns=''`) holds for the whole subtree and ends with it.
+    @Test func anUndeclaredDefaultNamespaceHoldsForItsSubtreeOnly() throws {
+        let message = try parse("<message><x xmlns=''><y><z/></y></x><body>b</body><w xmlns='urn:w'><v xmlns=''/><u/></w></message>")
+        #expect(message.namespace == XMPPNamespace.client)
+        let x = try #require(message.firstChild(named: "x"))
+        #expect(x.namespace == "")
+        #expect(x.firstChild(named: "y")?.namespace == "")
+        #expect(x.firstChild(named: "y")?.firstChild(named: "z")?.namespace == "")
+        #expect(message.firstChild(named: "body")?.namespace == XMPPNamespace.client)
+        let w = try #require(message.firstChild(named: "w"))
+        #expect(w.firstChild(named: "v")?.namespace == "")
+        #expect(w.firstChild(named: "u")?.namespace == "urn:w")
+        // Parsed again, with the same parser and scope: nothing of the previous parse is left over.
+        #expect(try parse("<presence/>").namespace == XMPPNamespace.client)
+    }
+
     @Test func namespaceDeclarationsAreNotAttributes() throws {
         let message = try parse("<message xmlns='jabber:client' xmlns:a='urn:a' to='x@y' xml:lang='fr'/>")
         #expect(message.attributes == [XMLAttribute("to", "x@y"), XMLAttribute("xml:lang", "fr")])

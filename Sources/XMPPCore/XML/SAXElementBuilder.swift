@@ -3,8 +3,12 @@ import CLibXML2
 /// Builds the `XMLElement` of one stanza straight from libxml2's SAX2 events, for
 /// `StanzaParser.parseElement`: no libxml2 tree is built, walked and freed per stanza.
 ///
-/// Depth 1 is `StanzaParser`'s synthetic wrapper that carries the stream's namespace declarations;
-/// the stanza is the one element at depth 2. Text or a second element beside it is malformed;
+/// Depth 1 is `StanzaParser`'s synthetic wrapper that carries the stream's prefixed namespace
+/// declarations; the stanza is the one element at depth 2. The stream's default namespace is not
+/// declared there (libxml2 2.9 parses every declared namespace URI with `xmlParseURI`, several
+/// allocations each, to warn about relative ones): it is `implicitDefault`, given to every unprefixed
+/// element libxml2 leaves without a namespace unless that element or an ancestor declares a default
+/// namespace itself (`xmlns='…'`, including `xmlns=''`, which libxml2 then applies). Text or a second element beside it is malformed;
 /// comments, processing instructions and entity references stop the parse as restricted XML
 /// (RFC 6120 §11.1). Element and attribute names and namespace URIs come from the parser context's
 /// name dictionary, so their Swift strings are made once per dictionary entry and reused (`names`);
@@ -22,6 +26,11 @@ final class SAXElementBuilder: ParseErrorRecorder {
     private var depth = 0
     private var names: [UnsafeRawPointer: String] = [:]
     private var dictionary: xmlDictPtr?
+    /// The stream's default namespace (interned; "" for none), set before each parse.
+    var implicitDefault = ""
+    /// Depths of the open elements that declare a default namespace: while any is open, libxml2's
+    /// resolution stands and `implicitDefault` does not apply.
+    private var declaringDepths: [Int] = []
 
     /// Starts over with a new parser context: cached names belonged to the old one's dictionary (and a
     /// new dictionary may even reuse its address).
@@ -37,6 +46,7 @@ final class SAXElementBuilder: ParseErrorRecorder {
         result = nil
         extraContent = false
         open.removeAll(keepingCapacity: true)
+        declaringDepths.removeAll(keepingCapacity: true)
         depth = 0
     }
 
@@ -50,12 +60,21 @@ final class SAXElementBuilder: ParseErrorRecorder {
     }
 
     func startElement(
-        localName: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?, attributeCount: Int,
+        localName: UnsafePointer<xmlChar>?, prefix: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?,
+        namespaceCount: Int, namespaces: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, attributeCount: Int,
         attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
     ) {
         depth += 1
+        if let namespaces, namespaceCount > 0 {
+            // Two pointers per declaration: prefix (nil for the default namespace), URI.
+            for index in 0..<namespaceCount where namespaces[2 * index] == nil {
+                declaringDepths.append(depth)
+                break
+            }
+        }
         guard depth > 1, let localName else { return }
-        var element = XMLElement(name(localName), namespace: uri.map(name) ?? "", attributes: [])
+        let namespace = uri.map(name) ?? (prefix == nil && declaringDepths.isEmpty ? implicitDefault : "")
+        var element = XMLElement(name(localName), namespace: namespace, attributes: [])
         if attributeCount > 0, let attributes {
             element.attributes.reserveCapacity(attributeCount)
             for index in 0..<attributeCount {
@@ -71,7 +90,10 @@ final class SAXElementBuilder: ParseErrorRecorder {
     }
 
     func endElement() {
-        defer { depth -= 1 }
+        defer {
+            if declaringDepths.last == depth { declaringDepths.removeLast() }
+            depth -= 1
+        }
         guard depth > 1, let element = open.popLast() else { return }
         if open.isEmpty {
             if result == nil { result = element } else { extraContent = true }
@@ -101,10 +123,10 @@ final class SAXElementBuilder: ParseErrorRecorder {
         // No document is created: the builder is the tree.
         sax.pointee.startDocument = nil
         sax.pointee.endDocument = nil
-        sax.pointee.startElementNs = { userData, localName, _, uri, _, _, attributeCount, _, attributes in
+        sax.pointee.startElementNs = { userData, localName, prefix, uri, namespaceCount, namespaces, attributeCount, _, attributes in
             SAXElementBuilder.builder(userData)?.startElement(
-                localName: localName, uri: uri, attributeCount: Int(attributeCount),
-                attributes: attributes)
+                localName: localName, prefix: prefix, uri: uri, namespaceCount: Int(namespaceCount), namespaces: namespaces,
+                attributeCount: Int(attributeCount), attributes: attributes)
         }
         sax.pointee.endElementNs = { userData, _, _, _ in SAXElementBuilder.builder(userData)?.endElement() }
         sax.pointee.characters = { userData, bytes, count in SAXElementBuilder.builder(userData)?.characters(bytes, count: Int(count)) }

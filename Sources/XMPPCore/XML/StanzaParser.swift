@@ -15,8 +15,9 @@ import Darwin
 /// thread at a time. Each element is parsed with the stream header's namespace declarations in scope,
 /// by wrapping it in a synthetic root element that carries them, so `<stream:features>` resolves to
 /// `http://etherx.jabber.org/streams` and an unprefixed `<message>` to `jabber:client`. The wrapper
-/// carries only the declarations the element can use (the default namespace and the prefixes whose
-/// `prefix:` occurs in its bytes), so a header's declarations are not re-parsed with every stanza;
+/// carries only the prefixed declarations the element can use (those whose `prefix:` occurs in its
+/// bytes), so a header's declarations are not re-parsed with every stanza; the default namespace is
+/// never declared there but given by the builder (`SAXElementBuilder.implicitDefault`);
 /// and a header with more than `XMLLimits.maxHeaderNamespaces` declarations is refused
 /// (`xml-limit-namespaces`).
 ///
@@ -59,6 +60,8 @@ public final class StanzaParser {
     private static let wrapperClosing: [UInt8] = Array("</w>".utf8)
     /// `prefix:` for each of `wrapperNamespaces` (empty for the default namespace and `xml`).
     private var prefixPatterns: [[UInt8]] = []
+    /// The default namespace of `wrapperNamespaces` ("" for none), given by the builder.
+    private var implicitDefault = ""
     /// The selection computed for the element being parsed (reused storage).
     private var selection: [Bool] = []
 
@@ -183,11 +186,12 @@ public final class StanzaParser {
             prefixPatterns = namespaces.map { declaration in
                 declaration.prefix.isEmpty || declaration.prefix == "xml" ? [] : Array((declaration.prefix + ":").utf8)
             }
+            implicitDefault = namespaces.last { $0.prefix.isEmpty }?.uri ?? ""
             wrapperSelection = nil
         }
         selection.removeAll(keepingCapacity: true)
         for pattern in prefixPatterns {
-            selection.append(pattern.isEmpty || Self.contains(bytes, pattern))
+            selection.append(!pattern.isEmpty && Self.contains(bytes, pattern))
         }
         if selection != wrapperSelection {
             rebuildWrapper()
@@ -202,6 +206,7 @@ public final class StanzaParser {
             contextRenewals += 1
         }
         builder.reset()
+        builder.implicitDefault = implicitDefault
         let doc = document.withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 xmlCtxtReadMemory(elementContext, chars.baseAddress, Int32(chars.count), nil, nil, Self.elementOptions)
