@@ -8,8 +8,8 @@ import CLibXML2
 /// declared there (libxml2 2.9 parses every declared namespace URI with `xmlParseURI`, several
 /// allocations each, to warn about relative ones): it is `implicitDefault`, given to every unprefixed
 /// element libxml2 leaves without a namespace unless that element or an ancestor declares a default
-/// namespace itself (`xmlns='…'`, including `xmlns=''`, which libxml2 then applies). Text or a second element beside it is malformed;
-/// comments, processing instructions and entity references stop the parse as restricted XML
+/// namespace itself (`xmlns='…'`, including `xmlns=''`, which libxml2 then applies). Text or a
+/// second element beside the stanza is malformed; comments, processing instructions and entity references stop the parse as restricted XML
 /// (RFC 6120 §11.1). Element and attribute names and namespace URIs come from the parser context's
 /// name dictionary, so their Swift strings are made once per dictionary entry and reused (`names`);
 /// the cache is dropped with the context. Attribute values and text are never cached.
