@@ -315,13 +315,13 @@ public final class StanzaParser {
         }
     }
 
-    /// The wrapper start tag declaring the selected namespaces of the current header.
+    /// The wrapper start tag declaring the selected namespaces of the current header: only prefixed
+    /// ones other than `xml` are ever selected (their `prefixPatterns` are not empty).
     private func rebuildWrapper() {
         var opening = Array("<w".utf8)
-        for (declaration, selected) in zip(wrapperNamespaces, selection)
-        where selected && declaration.prefix != "xml" {
+        for (declaration, selected) in zip(wrapperNamespaces, selection) where selected {
             opening.append(UInt8(ascii: " "))
-            XMLEscaping.appendRaw(declaration.prefix.isEmpty ? "xmlns" : "xmlns:" + declaration.prefix, to: &opening)
+            XMLEscaping.appendRaw("xmlns:" + declaration.prefix, to: &opening)
             opening.append(contentsOf: [UInt8(ascii: "="), UInt8(ascii: "'")])
             XMLEscaping.appendAttributeValue(declaration.uri, to: &opening)
             opening.append(UInt8(ascii: "'"))
