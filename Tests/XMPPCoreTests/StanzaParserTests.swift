@@ -84,9 +84,27 @@ private func errorKind(_ body: () throws -> Void) -> String? {
             ("<!DOCTYPE stream [<!ENTITY x 'y'>]><stream:stream xmlns:stream='http://etherx.jabber.org/streams'>", "xml-restricted"),
             ("<!DOCTYPE stream SYSTEM 'http://127.0.0.1:9/x.dtd'><stream:stream xmlns:stream='http://etherx.jabber.org/streams'>", "xml-restricted"),
             ("", "stream-header-invalid"),
+            ("<stream version='1.0'>", "stream-header-invalid"),
+            ("<!-- hi --><stream:stream xmlns:stream='http://etherx.jabber.org/streams'>", "xml-restricted"),
         ] as [(String, String)])
     func invalidHeaders(input: String, kind: String) {
+        // A stanza first, so the default namespace it was parsed with is in the parser's state.
+        #expect(throws: Never.self) { _ = try parse("<message/>") }
         #expect(errorKind { _ = try parser.parseHeader(Array(input.utf8)) } == kind, "\(input)")
+    }
+
+    @Test func headerAttributesAreTakenOnlyWithoutAPrefixAndXMLLangOnlyInTheXMLNamespace() throws {
+        let header = try parser.parseHeader(
+            Array(
+                """
+                <stream xmlns='http://etherx.jabber.org/streams' xmlns:o='urn:other' o:id='not-it' id='it' \
+                o:lang='no' from='a&#x26;b'>
+                """.utf8))
+        #expect(header.qualifiedName == "stream")
+        #expect(header.id == "it")
+        #expect(header.from == "a&b")
+        #expect(header.language == nil)
+        #expect(header.namespaces.map(\.prefix) == ["", "o"])
     }
 
     @Test func streamLevelElementsResolveToTheStreamsNamespace() throws {

@@ -31,6 +31,12 @@ final class SAXElementBuilder: ParseErrorRecorder {
     /// Depths of the open elements that declare a default namespace: while any is open, libxml2's
     /// resolution stands and `implicitDefault` does not apply.
     private var declaringDepths: [Int] = []
+    /// When set, the depth-1 element is kept as `root` (its namespace declarations in
+    /// `rootDeclarations`) instead of skipped as the wrapper: how `StanzaParser.parseHeader` reads a
+    /// stream header without building a libxml2 tree.
+    var keepsRoot = false
+    private(set) var root: XMLElement?
+    private(set) var rootDeclarations: [XMLNamespaceDeclaration] = []
 
     /// Starts over with a new parser context: cached names belonged to the old one's dictionary (and a
     /// new dictionary may even reuse its address).
@@ -48,6 +54,8 @@ final class SAXElementBuilder: ParseErrorRecorder {
         open.removeAll(keepingCapacity: true)
         declaringDepths.removeAll(keepingCapacity: true)
         depth = 0
+        root = nil
+        rootDeclarations = []
     }
 
     /// The Swift string of a name or URI: cached when the dictionary owns it (stable pointer).
@@ -72,7 +80,7 @@ final class SAXElementBuilder: ParseErrorRecorder {
                 break
             }
         }
-        guard depth > 1, let localName else { return }
+        guard let localName, depth > 1 || keepsRoot else { return }
         let namespace = uri.map(name) ?? (prefix == nil && declaringDepths.isEmpty ? implicitDefault : "")
         var element = XMLElement(name(localName), namespace: namespace, attributes: [])
         if attributeCount > 0, let attributes {
@@ -85,6 +93,17 @@ final class SAXElementBuilder: ParseErrorRecorder {
                 let value = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
                 element.attributes.append(XMLAttribute(qualifiedName, value))
             }
+        }
+        guard depth > 1 else {
+            root = element
+            if let namespaces {
+                for index in 0..<namespaceCount {
+                    rootDeclarations.append(
+                        XMLNamespaceDeclaration(
+                            prefix: namespaces[2 * index].map(name) ?? "", uri: namespaces[2 * index + 1].map(name) ?? ""))
+                }
+            }
+            return
         }
         open.append(element)
     }

@@ -7,11 +7,11 @@ import Darwin
 #endif
 
 /// Parses complete stream headers and depth-1 elements (as cut out by `XMLStreamFramer`) into
-/// `StreamHeader` and `XMLElement` values, using two reused libxml2 parser contexts: one builds a
-/// libxml2 tree for headers (twice per login), the other feeds SAX2 events for stanzas straight into
-/// `XMLElement`s (`SAXElementBuilder`: no tree to build, walk and free per stanza).
+/// `StreamHeader` and `XMLElement` values, using one reused libxml2 parser context whose SAX2 events
+/// build the values straight away (`SAXElementBuilder`: no libxml2 tree to build, walk and free per
+/// stanza or header; a header is the document's root, kept with its declarations).
 ///
-/// One per event loop (a context costs ~12.7 KB; sessions share them): not `Sendable`, use it from one
+/// One per event loop (the context costs ~12.7 KB; sessions share it): not `Sendable`, use it from one
 /// thread at a time. Each element is parsed with the stream header's namespace declarations in scope,
 /// by wrapping it in a synthetic root element that carries them, so `<stream:features>` resolves to
 /// `http://etherx.jabber.org/streams` and an unprefixed `<message>` to `jabber:client`. The wrapper
@@ -29,24 +29,20 @@ import Darwin
 public final class StanzaParser {
     private static let libraryInitialized: Void = xmlInitParser()
 
-    /// Options for every parse: see the type's documentation.
+    /// Options for every parse: see the type's documentation. Entities are substituted
+    /// (`XML_PARSE_NOENT`), so SAX hands over attribute values with character and predefined entity
+    /// references resolved. Safe: DTDs are refused, so no other entity can be declared, and nothing is
+    /// fetched (`XML_PARSE_NONET`).
     private static let options = Int32(
         XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_NOERROR.rawValue
-            | XML_PARSE_NOWARNING.rawValue)
-
-    /// Stanzas also substitute entities (`XML_PARSE_NOENT`), so SAX hands over attribute values with
-    /// character and predefined entity references resolved. Safe: DTDs are refused, so no other
-    /// entity can be declared, and nothing is fetched (`XML_PARSE_NONET`).
-    private static let elementOptions = options | Int32(XML_PARSE_NOENT.rawValue)
+            | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOENT.rawValue)
 
     /// The context is replaced when its name dictionary grows beyond this many entries, so a long soak
     /// with varied element names cannot grow it without bound.
     private static let maximumDictionaryEntries = 20_000
 
+    /// The one parser context (SAX callbacks into `builder`).
     private var context: UnsafeMutablePointer<xmlParserCtxt>
-    private let firstError = ParseErrorRecorder()
-    /// The stanza context (SAX callbacks into `builder`).
-    private var elementContext: UnsafeMutablePointer<xmlParserCtxt>
     private let builder = SAXElementBuilder()
     /// How many times the context was replaced because its dictionary grew too large.
     private(set) var contextRenewals = 0
@@ -71,13 +67,11 @@ public final class StanzaParser {
     public init(limits: XMLLimits = .default) {
         self.limits = limits
         _ = Self.libraryInitialized
-        context = Self.makeContext(recordingInto: firstError)
-        elementContext = Self.makeElementContext(builder: builder)
+        context = Self.makeContext(builder: builder)
     }
 
     deinit {
         xmlFreeParserCtxt(context)
-        xmlFreeParserCtxt(elementContext)
     }
 
     /// Parses a stream header (`<stream:stream …>` start tag, optionally preceded by an XML
@@ -94,49 +88,33 @@ public final class StanzaParser {
         document.append(contentsOf: [UInt8(ascii: "<"), UInt8(ascii: "/")])
         document.append(contentsOf: name)
         document.append(UInt8(ascii: ">"))
-        let doc = try parseDocument()
-        defer { xmlFreeDoc(doc) }
-        guard let root = xmlDocGetRootElement(doc) else {
+        builder.keepsRoot = true
+        builder.implicitDefault = ""
+        defer { builder.keepsRoot = false }
+        try parseDocument()
+        guard let root = builder.root else {
             throw .invalidHeader("no root element")
         }
-        let localName = String(cString: root.pointee.name)
-        let namespace = root.pointee.ns.flatMap { $0.pointee.href.map { String(cString: $0) } } ?? ""
-        guard localName == "stream", namespace == XMPPNamespace.streams else {
-            throw .invalidHeader("expected <stream> in \(XMPPNamespace.streams), got <\(localName)> in '\(namespace)'")
+        guard root.name == "stream", root.namespace == XMPPNamespace.streams else {
+            throw .invalidHeader("expected <stream> in \(XMPPNamespace.streams), got <\(root.name)> in '\(root.namespace)'")
+        }
+        guard builder.rootDeclarations.count <= limits.maxHeaderNamespaces else {
+            throw .namespaceLimit(limits.maxHeaderNamespaces)
         }
         var header = StreamHeader(
             qualifiedName: String(decoding: name, as: UTF8.self),
-            from: nil, to: nil, id: nil, version: nil, language: nil, namespaces: [])
-        var attribute = root.pointee.properties
-        while let current = attribute {
-            let attributeName = String(cString: current.pointee.name)
-            let attributeNamespace = current.pointee.ns.flatMap { $0.pointee.href.map { String(cString: $0) } }
-            let value = Self.value(of: current)
-            switch (attributeNamespace, attributeName) {
-            case (nil, "from"): header.from = value
-            case (nil, "to"): header.to = value
-            case (nil, "id"): header.id = value
-            case (nil, "version"): header.version = value
-            case (XMPPNamespace.xml?, "lang"): header.language = value
+            from: nil, to: nil, id: nil, version: nil, language: nil, namespaces: builder.rootDeclarations)
+        // Attribute names come qualified: unprefixed ones are in no namespace, and only `xml:` may name
+        // the XML namespace.
+        for attribute in root.attributes {
+            switch attribute.name {
+            case "from": header.from = attribute.value
+            case "to": header.to = attribute.value
+            case "id": header.id = attribute.value
+            case "version": header.version = attribute.value
+            case "xml:lang": header.language = attribute.value
             default: break
             }
-            attribute = current.pointee.next
-        }
-        var declarationCount = 0
-        var counted = root.pointee.nsDef
-        while let current = counted {
-            declarationCount += 1
-            counted = current.pointee.next
-        }
-        guard declarationCount <= limits.maxHeaderNamespaces else {
-            throw .namespaceLimit(limits.maxHeaderNamespaces)
-        }
-        var declaration = root.pointee.nsDef
-        while let current = declaration {
-            let prefix = current.pointee.prefix.map { String(cString: $0) } ?? ""
-            let uri = current.pointee.href.map { String(cString: $0) } ?? ""
-            header.namespaces.append(XMLNamespaceDeclaration(prefix: prefix, uri: XMPPNamespace.interned(uri)))
-            declaration = current.pointee.next
         }
         // Nearly every server declares exactly these: share one array's storage rather than keep a copy
         // per connection for as long as its stream lives.
@@ -200,24 +178,8 @@ public final class StanzaParser {
         document.append(contentsOf: wrapperOpening)
         document.append(contentsOf: bytes)
         document.append(contentsOf: Self.wrapperClosing)
-        if xmlDictSize(elementContext.pointee.dict) > Self.maximumDictionaryEntries {
-            xmlFreeParserCtxt(elementContext)
-            elementContext = Self.makeElementContext(builder: builder)
-            contextRenewals += 1
-        }
-        builder.reset()
         builder.implicitDefault = implicitDefault
-        let doc = document.withUnsafeBufferPointer { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { chars in
-                xmlCtxtReadMemory(elementContext, chars.baseAddress, Int32(chars.count), nil, nil, Self.elementOptions)
-            }
-        }
-        if let doc { xmlFreeDoc(doc) }  // none is built; defensive
-        if let restricted = builder.restricted { throw .restricted(restricted) }
-        if elementContext.pointee.errNo == Int32(XML_ERR_USER_STOP.rawValue) { throw .restricted("DTD (<!DOCTYPE>)") }
-        guard elementContext.pointee.wellFormed != 0, elementContext.pointee.nsWellFormed != 0 else {
-            throw .malformed(Self.errorMessage(context: elementContext, recorder: builder))
-        }
+        try parseDocument()
         guard let element = builder.result, !builder.extraContent else {
             throw .malformed("expected exactly one element")
         }
@@ -226,9 +188,9 @@ public final class StanzaParser {
 
     // MARK: - libxml2
 
-    /// A parser context that refuses DTDs and records its first error into `firstError` (which the
-    /// parser keeps alive for as long as the context).
-    private static func makeContext(recordingInto firstError: ParseErrorRecorder) -> UnsafeMutablePointer<xmlParserCtxt> {
+    /// A parser context that refuses DTDs, feeds its SAX2 events to `builder` and records its first
+    /// error there (the builder outlives the context: the parser owns both).
+    private static func makeContext(builder: SAXElementBuilder) -> UnsafeMutablePointer<xmlParserCtxt> {
         guard let context = xmlNewParserCtxt() else {
             fatalError("libxml2 could not allocate a parser context (out of memory)")
         }
@@ -238,8 +200,8 @@ public final class StanzaParser {
             xmlStopParser(userData?.assumingMemoryBound(to: xmlParserCtxt.self))
         }
         // Errors are recorded, never printed. The SAX user data is the context; its _private field
-        // points to the recorder.
-        context.pointee._private = Unmanaged.passUnretained(firstError).toOpaque()
+        // points to the builder.
+        context.pointee._private = Unmanaged.passUnretained(builder as ParseErrorRecorder).toOpaque()
         context.pointee.sax.pointee.serror = { userData, error in
             guard let context = userData?.assumingMemoryBound(to: xmlParserCtxt.self),
                 let recorder = context.pointee._private, let message = error?.pointee.message
@@ -249,39 +211,31 @@ public final class StanzaParser {
                 firstError.message = String(cString: message)
             }
         }
-        return context
-    }
-
-    /// A context whose SAX2 callbacks build elements into `builder` (which it records errors into too).
-    private static func makeElementContext(builder: SAXElementBuilder) -> UnsafeMutablePointer<xmlParserCtxt> {
-        let context = makeContext(recordingInto: builder)
         SAXElementBuilder.install(on: context)
         builder.use(dictionary: context.pointee.dict)
         return context
     }
 
-    /// Parses `document` with the reused context; the caller frees the returned document.
-    private func parseDocument() throws(XMPPStreamError) -> xmlDocPtr {
+    /// Parses `document` with the reused context into `builder`, renewing the context first when its
+    /// name dictionary has grown too large.
+    private func parseDocument() throws(XMPPStreamError) {
         if xmlDictSize(context.pointee.dict) > Self.maximumDictionaryEntries {
             xmlFreeParserCtxt(context)
-            context = Self.makeContext(recordingInto: firstError)
+            context = Self.makeContext(builder: builder)
             contextRenewals += 1
         }
-        firstError.message = nil
+        builder.reset()
         let doc = document.withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 xmlCtxtReadMemory(context, chars.baseAddress, Int32(chars.count), nil, nil, Self.options)
             }
         }
-        if context.pointee.errNo == Int32(XML_ERR_USER_STOP.rawValue) {
-            if let doc { xmlFreeDoc(doc) }
-            throw .restricted("DTD (<!DOCTYPE>)")
+        if let doc { xmlFreeDoc(doc) }  // none is built; defensive
+        if let restricted = builder.restricted { throw .restricted(restricted) }
+        if context.pointee.errNo == Int32(XML_ERR_USER_STOP.rawValue) { throw .restricted("DTD (<!DOCTYPE>)") }
+        guard context.pointee.wellFormed != 0, context.pointee.nsWellFormed != 0 else {
+            throw .malformed(Self.errorMessage(context: context, recorder: builder))
         }
-        guard let doc, context.pointee.wellFormed != 0, context.pointee.nsWellFormed != 0 else {
-            if let doc { xmlFreeDoc(doc) }
-            throw .malformed(Self.errorMessage(context: context, recorder: firstError))
-        }
-        return doc
     }
 
     private static func errorMessage(context: UnsafeMutablePointer<xmlParserCtxt>, recorder: ParseErrorRecorder) -> String {
@@ -331,26 +285,7 @@ public final class StanzaParser {
         wrapperSelection = selection
     }
 
-    // MARK: - Header attributes
-
-    /// An attribute's value with character and predefined entity references resolved.
-    private static func value(of attribute: UnsafeMutablePointer<xmlAttr>) -> String {
-        guard let first = attribute.pointee.children else {
-            return ""
-        }
-        if first.pointee.next == nil, first.pointee.type == XML_TEXT_NODE, let content = first.pointee.content {
-            return String(cString: content)
-        }
-        // Several nodes (text split around character references): let libxml2 join them.
-        guard let buffer = xmlBufferCreate() else {
-            return ""
-        }
-        defer { xmlBufferFree(buffer) }
-        attribute.withMemoryRebound(to: xmlNode.self, capacity: 1) { node in
-            _ = xmlNodeBufGetContent(buffer, node)
-        }
-        return xmlBufferContent(buffer).map { String(cString: $0) } ?? ""
-    }
+    // MARK: - Header
 
     /// The name of the first start tag in `bytes` (after an optional XML declaration and whitespace).
     private static func firstTagName(in bytes: [UInt8]) -> ArraySlice<UInt8>? {
