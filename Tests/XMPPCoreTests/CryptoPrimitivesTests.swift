@@ -84,4 +84,16 @@ import Testing
             #expect(algorithm.fetched != nil, "\(algorithm) from the default provider")
         }
     }
+
+    /// Across a refill of its block (300 nonces of 18 bytes > 4 KiB), the pool never hands out the
+    /// same bytes twice, and requests larger than a block are served whole.
+    @Test func randomPoolHandsOutEachByteOnce() {
+        let pool = RandomPool()
+        let nonces = (0..<300).map { _ in pool.bytes(18) }
+        #expect(nonces.allSatisfy { $0.count == 18 })
+        #expect(Set(nonces).count == nonces.count)
+        let large = pool.bytes(RandomPool.blockSize + 1)
+        #expect(large.count == RandomPool.blockSize + 1)
+        #expect(Set(large).count > 200, "uniform bytes: nearly all 256 values appear in 4 KiB")
+    }
 }

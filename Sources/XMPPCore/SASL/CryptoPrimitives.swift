@@ -104,15 +104,4 @@ enum CryptoPrimitives {
         }
         return difference == 0
     }
-
-    /// `count` bytes from libcrypto's CSPRNG: one call, no system call per byte (it reseeds itself).
-    static func randomBytes(_ count: Int) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) }
-        if ok != 1 {
-            var generator = SystemRandomNumberGenerator()
-            for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
-        }
-        return bytes
-    }
 }

@@ -43,7 +43,7 @@ public struct SCRAMClient {
         self.algorithm = algorithm
         self.username = SASLprep.preparedOrUnchanged(username)
         self.password = Array(SASLprep.preparedOrUnchanged(password).utf8)
-        self.clientNonce = clientNonce ?? Data(CryptoPrimitives.randomBytes(18)).base64EncodedString()
+        self.clientNonce = clientNonce ?? Data(RandomPool.shared.bytes(18)).base64EncodedString()
         self.authorizationIdentity = authorizationIdentity
         self.cache = cache
     }
