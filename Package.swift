@@ -75,6 +75,11 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Benchmarks/tls-floor"),
+        // Benchmarks/nio-floor: the C login and message floors on bare SwiftNIO, for what NIO itself costs per login and message.
+        .executableTarget(
+            name: "nio-floor",
+            dependencies: ["CCrypto", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            path: "Benchmarks/nio-floor"),
 
         .testTarget(name: "XMPPCoreTests", dependencies: ["XMPPCore"]),
         .testTarget(name: "LoadProfileTests", dependencies: ["LoadProfile", "LoadResults", "XMPPCore"], resources: [.copy("Fixtures")]),
