@@ -2,7 +2,9 @@
 // `swift build`): the input is a server's byte stream, cut into chunks at the positions its first
 // byte chooses, framed with `XMLStreamFramer` and parsed with `StanzaParser`, as the codec does.
 // Any crash, sanitizer report or broken invariant (an element without a header, buffered bytes
-// beyond the limit) is a finding. Compiled into the same module as Sources/XMPPCore.
+// beyond the limit, an element that parses differently on the long-lived parser than on a fresh one,
+// i.e. something one stanza left in the running push parser reached the next) is a finding. Compiled
+// into the same module as Sources/XMPPCore.
 
 private let parser = StanzaParser()
 
@@ -29,7 +31,14 @@ public func fuzzStream(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
                     header = try parser.parseHeader(opening)
                 case .element(let element):
                     guard let header else { return 0 }
-                    _ = try parser.parseElement(element, in: header)
+                    let shared = Result { () throws(XMPPStreamError) in try parser.parseElement(element, in: header) }
+                    let fresh = Result { () throws(XMPPStreamError) in try StanzaParser().parseElement(element, in: header) }
+                    switch (shared, fresh) {
+                    case (.success(let a), .success(let b)): precondition(a == b, "parsed differently on a fresh parser")
+                    case (.failure(let a), .failure(let b)): precondition(a.kind == b.kind, "failed differently on a fresh parser")
+                    default: preconditionFailure("shared parser: \(shared), fresh parser: \(fresh)")
+                    }
+                    _ = try shared.get()
                 case .streamClose:
                     header = nil
                 }

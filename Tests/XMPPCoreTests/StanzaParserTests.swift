@@ -231,6 +231,46 @@ private func errorKind(_ body: () throws -> Void) -> String? {
         }
     }
 
+    /// Stanzas run through one push parser (`StanzaStream`): whatever a chunk leaves behind (an open
+    /// element, a closed wrapper, stray text, a comment) is malformed or restricted for that stanza
+    /// alone, and the next one parses as if nothing had happened.
+    @Test(
+        arguments: [
+            ("<a>", "xml-malformed"),
+            ("<a><b>", "xml-malformed"),
+            ("<a/></w>", "xml-malformed"),
+            ("</w><a/>", "xml-malformed"),
+            ("<a/><b/>", "xml-malformed"),
+            ("just text", "xml-malformed"),
+            ("<a/>tail", "xml-malformed"),
+            ("<a/>  ", "xml-malformed"),
+            ("<a/><", "xml-malformed"),
+            ("<a/><!--", "xml-malformed"),
+            ("<a/>&amp;", "xml-malformed"),
+            ("<a><![CDATA[x</a>", "xml-malformed"),
+            ("<a x='>", "xml-malformed"),
+            ("<a><!-- c --></a>", "xml-restricted"),
+            ("<a><?pi x?></a>", "xml-restricted"),
+            ("<a x='1' x='2'/>", "xml-malformed"),
+        ] as [(String, String)])
+    func aBadChunkSpoilsOnlyItsOwnStanza(input: String, kind: String) throws {
+        #expect(try parse("<presence id='before'/>").attribute("id") == "before")
+        #expect(errorKind { _ = try parse(input) } == kind, "\(input)")
+        let after = try parse("<message id='after'><body>a &amp; b</body><x xmlns='urn:x'/></message>")
+        #expect(after.attribute("id") == "after")
+        #expect(after.namespace == XMPPNamespace.client)
+        #expect(after.firstChild(named: "body")?.text == "a & b")
+        #expect(after.firstChild(named: "x")?.namespace == "urn:x")
+    }
+
+    @Test func manyStanzasInARowEachComeOutWhole() throws {
+        for index in 0..<5_000 {
+            let stanza = try parse("<message id='m\(index)'><body>\(index)</body><stream:error/></message>")
+            #expect(stanza.attribute("id") == "m\(index)")
+            #expect(stanza.firstChild(named: "error")?.namespace == XMPPNamespace.streams)
+        }
+    }
+
     @Test func parsesWithChangingHeadersAndManyDistinctNames() throws {
         let other = StreamHeader(defaultNamespace: "jabber:server")
         for index in 0..<25_000 {

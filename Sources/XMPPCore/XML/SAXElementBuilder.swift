@@ -19,12 +19,20 @@ import CLibXML2
 final class SAXElementBuilder: ParseErrorRecorder {
     /// What restricted construct stopped the parse, if one did.
     var restricted: String?
+    /// Elements nested deeper than `maximumDepth` stopped the parse (malformed, as libxml2 has it).
+    private(set) var tooDeep = false
+    /// libxml2's own limit for documents (`xmlParserMaxDepth`), counting the wrapper.
+    static let maximumDepth = 256
     private(set) var result: XMLElement?
     /// Something other than exactly one element inside the wrapper.
     private(set) var extraContent = false
     private var open: [XMLElement] = []
-    private var depth = 0
+    /// The depth of the element being parsed (the wrapper is 1, a stanza 2).
+    private(set) var depth = 0
+    /// Swift strings of names and URIs owned by a live context's dictionary, by address (addresses
+    /// are unique among the dictionaries alive; `forgetNames` when one is freed).
     private var names: [UnsafeRawPointer: String] = [:]
+    /// The dictionary of the context being parsed with.
     private var dictionary: xmlDictPtr?
     /// The stream's default namespace (interned; "" for none), set before each parse.
     var implicitDefault = ""
@@ -38,22 +46,29 @@ final class SAXElementBuilder: ParseErrorRecorder {
     private(set) var root: XMLElement?
     private(set) var rootDeclarations: [XMLNamespaceDeclaration] = []
 
-    /// Starts over with a new parser context: cached names belonged to the old one's dictionary (and a
-    /// new dictionary may even reuse its address).
+    /// Parses next with the context owning `dictionary` (cached names of other live dictionaries stay
+    /// valid: their addresses cannot recur while those live).
     func use(dictionary: xmlDictPtr?) {
-        names.removeAll()
         self.dictionary = dictionary
     }
 
-    /// Prepares for the next parse.
-    func reset() {
+    /// Drops every cached name: a context (and its dictionary, whose addresses a new one may reuse)
+    /// is about to be freed.
+    func forgetNames() {
+        names.removeAll()
+    }
+
+    /// Prepares for the next parse, which starts inside `depth` open elements (0 for a document, 1
+    /// inside a push parser's running wrapper element).
+    func reset(depth: Int = 0) {
         message = nil
         restricted = nil
+        tooDeep = false
         result = nil
         extraContent = false
         open.removeAll(keepingCapacity: true)
         declaringDepths.removeAll(keepingCapacity: true)
-        depth = 0
+        self.depth = depth
         root = nil
         rootDeclarations = []
     }
@@ -68,11 +83,18 @@ final class SAXElementBuilder: ParseErrorRecorder {
     }
 
     func startElement(
-        localName: UnsafePointer<xmlChar>?, prefix: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?,
+        context: UnsafeMutablePointer<xmlParserCtxt>?, localName: UnsafePointer<xmlChar>?, prefix: UnsafePointer<xmlChar>?,
+        uri: UnsafePointer<xmlChar>?,
         namespaceCount: Int, namespaces: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, attributeCount: Int,
         attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
     ) {
         depth += 1
+        if depth > Self.maximumDepth {
+            // libxml2 2.9 checks its depth limit only when it parses a whole document, not in push mode.
+            if message == nil { message = "Excessive depth in document: \(Self.maximumDepth)" }
+            tooDeep = true
+            return xmlStopParser(context)
+        }
         if let namespaces, namespaceCount > 0 {
             // Two pointers per declaration: prefix (nil for the default namespace), URI.
             for index in 0..<namespaceCount where namespaces[2 * index] == nil {
@@ -144,7 +166,8 @@ final class SAXElementBuilder: ParseErrorRecorder {
         sax.pointee.endDocument = nil
         sax.pointee.startElementNs = { userData, localName, prefix, uri, namespaceCount, namespaces, attributeCount, _, attributes in
             SAXElementBuilder.builder(userData)?.startElement(
-                localName: localName, prefix: prefix, uri: uri, namespaceCount: Int(namespaceCount), namespaces: namespaces,
+                context: userData?.assumingMemoryBound(to: xmlParserCtxt.self), localName: localName, prefix: prefix, uri: uri,
+                namespaceCount: Int(namespaceCount), namespaces: namespaces,
                 attributeCount: Int(attributeCount), attributes: attributes)
         }
         sax.pointee.endElementNs = { userData, _, _, _ in SAXElementBuilder.builder(userData)?.endElement() }

@@ -7,25 +7,26 @@ import Darwin
 #endif
 
 /// Parses complete stream headers and depth-1 elements (as cut out by `XMLStreamFramer`) into
-/// `StreamHeader` and `XMLElement` values, using one reused libxml2 parser context whose SAX2 events
-/// build the values straight away (`SAXElementBuilder`: no libxml2 tree to build, walk and free per
-/// stanza or header; a header is the document's root, kept with its declarations).
+/// `StreamHeader` and `XMLElement` values with libxml2's SAX2 events, which build the values straight
+/// away (`SAXElementBuilder`: no libxml2 tree to build, walk and free): a header as its own small
+/// document on a reused context (the document's root, kept with its declarations), stanzas as chunks
+/// fed to a running push parser (`StanzaStream`) whose endless wrapper element declares the stream
+/// header's prefixed namespaces.
 ///
-/// One per event loop (the context costs ~12.7 KB; sessions share it): not `Sendable`, use it from one
+/// One per event loop (a context costs ~12.7 KB; sessions share them): not `Sendable`, use it from one
 /// thread at a time. Each element is parsed with the stream header's namespace declarations in scope,
-/// by wrapping it in a synthetic root element that carries them, so `<stream:features>` resolves to
-/// `http://etherx.jabber.org/streams` and an unprefixed `<message>` to `jabber:client`. The wrapper
-/// carries only the prefixed declarations the element can use (those whose `prefix:` occurs in its
-/// bytes), so a header's declarations are not re-parsed with every stanza; the default namespace is
-/// never declared there but given by the builder (`SAXElementBuilder.implicitDefault`);
-/// and a header with more than `XMLLimits.maxHeaderNamespaces` declarations is refused
-/// (`xml-limit-namespaces`).
+/// so `<stream:features>` resolves to `http://etherx.jabber.org/streams` and an unprefixed
+/// `<message>` to `jabber:client`: the prefixed ones are the wrapper's, one `StanzaStream` per set of
+/// them (the few most recently used are kept: one in practice); the default namespace is never
+/// declared there but given by the builder (`SAXElementBuilder.implicitDefault`); and a header with
+/// more than `XMLLimits.maxHeaderNamespaces` declarations is refused (`xml-limit-namespaces`).
 ///
 /// Safety: no network access (`XML_PARSE_NONET`), no entity substitution beyond the predefined
 /// entities and character references, DTDs refused (the parser stops at `<!DOCTYPE`), comments,
 /// processing instructions and entity references refused as restricted XML (RFC 6120 §11.1),
 /// libxml2's default depth and size limits kept. Malformed input throws `XMPPStreamError` carrying
-/// libxml2's message.
+/// libxml2's message; the stanza stream that saw it is discarded, so one session's bad stanza never
+/// affects the next one parsed.
 public final class StanzaParser {
     private static let libraryInitialized: Void = xmlInitParser()
 
@@ -37,29 +38,28 @@ public final class StanzaParser {
         XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_NOERROR.rawValue
             | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOENT.rawValue)
 
-    /// The context is replaced when its name dictionary grows beyond this many entries, so a long soak
-    /// with varied element names cannot grow it without bound.
+    /// The header context is replaced when its name dictionary grows beyond this many entries, so a
+    /// long soak with varied headers cannot grow it without bound.
     private static let maximumDictionaryEntries = 20_000
+    /// Stanza streams kept for different sets of prefixed declarations.
+    private static let maximumStreams = 4
 
-    /// The one parser context (SAX callbacks into `builder`).
-    private var context: UnsafeMutablePointer<xmlParserCtxt>
+    /// The header context (SAX callbacks into `headerBuilder`, which keeps the root).
+    private var headerContext: UnsafeMutablePointer<xmlParserCtxt>
+    private let headerBuilder = SAXElementBuilder()
+    /// Stanza streams, the most recently used last; SAX callbacks into `builder`.
+    private var streams: [StanzaStream] = []
     private let builder = SAXElementBuilder()
-    /// How many times the context was replaced because its dictionary grew too large.
+    /// How many times a context was replaced because it was worn (`StanzaStream.isWorn`, or the
+    /// header context's dictionary) rather than after an error.
     private(set) var contextRenewals = 0
-    /// Reused buffer holding wrapper start tag + element + wrapper end tag.
+    /// Reused buffer holding a header and the end tag that closes it.
     private var document: [UInt8] = []
-    /// Namespace declarations and the wrapper start tag built from them for the last header seen.
+    /// The declarations of the last header seen, and what they give the stanza streams.
     private var wrapperNamespaces: [XMLNamespaceDeclaration] = []
-    /// Which of `wrapperNamespaces` the wrapper start tag declares.
-    private var wrapperSelection: [Bool]? = []
-    private var wrapperOpening: [UInt8] = Array("<w>".utf8)
-    private static let wrapperClosing: [UInt8] = Array("</w>".utf8)
-    /// `prefix:` for each of `wrapperNamespaces` (empty for the default namespace and `xml`).
-    private var prefixPatterns: [[UInt8]] = []
+    private var prefixedNamespaces: [XMLNamespaceDeclaration] = []
     /// The default namespace of `wrapperNamespaces` ("" for none), given by the builder.
     private var implicitDefault = ""
-    /// The selection computed for the element being parsed (reused storage).
-    private var selection: [Bool] = []
 
     /// The bounds applied to headers (namespace declarations); the framer applies the others.
     public let limits: XMLLimits
@@ -67,11 +67,12 @@ public final class StanzaParser {
     public init(limits: XMLLimits = .default) {
         self.limits = limits
         _ = Self.libraryInitialized
-        context = Self.makeContext(builder: builder)
+        headerBuilder.keepsRoot = true
+        headerContext = Self.makeContext(builder: headerBuilder)
     }
 
     deinit {
-        xmlFreeParserCtxt(context)
+        xmlFreeParserCtxt(headerContext)
     }
 
     /// Parses a stream header (`<stream:stream …>` start tag, optionally preceded by an XML
@@ -88,22 +89,19 @@ public final class StanzaParser {
         document.append(contentsOf: [UInt8(ascii: "<"), UInt8(ascii: "/")])
         document.append(contentsOf: name)
         document.append(UInt8(ascii: ">"))
-        builder.keepsRoot = true
-        builder.implicitDefault = ""
-        defer { builder.keepsRoot = false }
-        try parseDocument()
-        guard let root = builder.root else {
+        try parseHeaderDocument()
+        guard let root = headerBuilder.root else {
             throw .invalidHeader("no root element")
         }
         guard root.name == "stream", root.namespace == XMPPNamespace.streams else {
             throw .invalidHeader("expected <stream> in \(XMPPNamespace.streams), got <\(root.name)> in '\(root.namespace)'")
         }
-        guard builder.rootDeclarations.count <= limits.maxHeaderNamespaces else {
+        guard headerBuilder.rootDeclarations.count <= limits.maxHeaderNamespaces else {
             throw .namespaceLimit(limits.maxHeaderNamespaces)
         }
         var header = StreamHeader(
             qualifiedName: String(decoding: name, as: UTF8.self),
-            from: nil, to: nil, id: nil, version: nil, language: nil, namespaces: builder.rootDeclarations)
+            from: nil, to: nil, id: nil, version: nil, language: nil, namespaces: headerBuilder.rootDeclarations)
         // Attribute names come qualified: unprefixed ones are in no namespace, and only `xml:` may name
         // the XML namespace.
         for attribute in root.attributes {
@@ -161,39 +159,64 @@ public final class StanzaParser {
     ) throws(XMPPStreamError) -> XMLElement {
         if namespaces != wrapperNamespaces {
             wrapperNamespaces = namespaces
-            prefixPatterns = namespaces.map { declaration in
-                declaration.prefix.isEmpty || declaration.prefix == "xml" ? [] : Array((declaration.prefix + ":").utf8)
-            }
+            prefixedNamespaces = namespaces.filter { !$0.prefix.isEmpty && $0.prefix != "xml" }
             implicitDefault = namespaces.last { $0.prefix.isEmpty }?.uri ?? ""
-            wrapperSelection = nil
         }
-        selection.removeAll(keepingCapacity: true)
-        for pattern in prefixPatterns {
-            selection.append(!pattern.isEmpty && Self.contains(bytes, pattern))
-        }
-        if selection != wrapperSelection {
-            rebuildWrapper()
-        }
-        document.removeAll(keepingCapacity: true)
-        document.append(contentsOf: wrapperOpening)
-        document.append(contentsOf: bytes)
-        document.append(contentsOf: Self.wrapperClosing)
+        let stream = try stream(declaring: prefixedNamespaces)
         builder.implicitDefault = implicitDefault
-        try parseDocument()
-        guard let element = builder.result, !builder.extraContent else {
-            throw .malformed("expected exactly one element")
+        do {
+            return try stream.parse(bytes, into: builder)
+        } catch {
+            discard(stream)
+            throw error
         }
-        return element
+    }
+
+    /// The stanza stream whose wrapper declares `prefixed`, made (or renewed when worn) as needed.
+    private func stream(declaring prefixed: [XMLNamespaceDeclaration]) throws(XMPPStreamError) -> StanzaStream {
+        if let index = streams.lastIndex(where: { $0.prefixed == prefixed }) {
+            let stream = streams[index]
+            if !stream.isWorn {
+                if index != streams.count - 1 { streams.append(streams.remove(at: index)) }
+                return stream
+            }
+            discard(stream)
+            contextRenewals += 1
+        }
+        if streams.count >= Self.maximumStreams { discard(streams[0]) }
+        guard
+            let stream = StanzaStream(
+                prefixed: prefixed, options: Self.options, builder: builder,
+                configure: { Self.configure($0, builder: self.builder) })
+        else {
+            builder.forgetNames()
+            throw .malformed("libxml2 refused the stream header's namespace declarations")
+        }
+        streams.append(stream)
+        return stream
+    }
+
+    /// Drops `stream` (after an error, or worn): its context is freed with it, so the builder forgets
+    /// the names it cached from that context's dictionary.
+    private func discard(_ stream: StanzaStream) {
+        streams.removeAll { $0 === stream }
+        builder.forgetNames()
     }
 
     // MARK: - libxml2
 
-    /// A parser context that refuses DTDs, feeds its SAX2 events to `builder` and records its first
-    /// error there (the builder outlives the context: the parser owns both).
+    /// A document context for headers, configured by `configure`.
     private static func makeContext(builder: SAXElementBuilder) -> UnsafeMutablePointer<xmlParserCtxt> {
         guard let context = xmlNewParserCtxt() else {
             fatalError("libxml2 could not allocate a parser context (out of memory)")
         }
+        configure(context, builder: builder)
+        return context
+    }
+
+    /// Makes `context` refuse DTDs, feed its SAX2 events to `builder` and record its first error
+    /// there (the builder outlives the context: the parser owns both).
+    static func configure(_ context: UnsafeMutablePointer<xmlParserCtxt>, builder: SAXElementBuilder) {
         // Refuse DTDs: stop the parser as soon as a <!DOCTYPE> is seen, before any declaration in it
         // is processed. The SAX user data is the context itself.
         context.pointee.sax.pointee.internalSubset = { userData, _, _, _ in
@@ -212,29 +235,35 @@ public final class StanzaParser {
             }
         }
         SAXElementBuilder.install(on: context)
-        builder.use(dictionary: context.pointee.dict)
-        return context
     }
 
-    /// Parses `document` with the reused context into `builder`, renewing the context first when its
-    /// name dictionary has grown too large.
-    private func parseDocument() throws(XMPPStreamError) {
-        if xmlDictSize(context.pointee.dict) > Self.maximumDictionaryEntries {
-            xmlFreeParserCtxt(context)
-            context = Self.makeContext(builder: builder)
+    /// Parses `document` (a header and its end tag) on the header context into `headerBuilder`,
+    /// renewing the context first when its name dictionary has grown too large.
+    private func parseHeaderDocument() throws(XMPPStreamError) {
+        if xmlDictSize(headerContext.pointee.dict) > Self.maximumDictionaryEntries {
+            xmlFreeParserCtxt(headerContext)
+            headerBuilder.forgetNames()
+            headerContext = Self.makeContext(builder: headerBuilder)
             contextRenewals += 1
         }
-        builder.reset()
+        headerBuilder.use(dictionary: headerContext.pointee.dict)
+        headerBuilder.reset()
         let doc = document.withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
-                xmlCtxtReadMemory(context, chars.baseAddress, Int32(chars.count), nil, nil, Self.options)
+                xmlCtxtReadMemory(headerContext, chars.baseAddress, Int32(chars.count), nil, nil, Self.options)
             }
         }
         if let doc { xmlFreeDoc(doc) }  // none is built; defensive
+        try Self.checkParse(of: headerContext, into: headerBuilder)
+    }
+
+    /// Throws what stopped or spoiled the parse just run on `context`, if anything did.
+    static func checkParse(of context: UnsafeMutablePointer<xmlParserCtxt>, into builder: SAXElementBuilder) throws(XMPPStreamError) {
         if let restricted = builder.restricted { throw .restricted(restricted) }
+        if builder.tooDeep { throw .malformed(errorMessage(context: context, recorder: builder)) }
         if context.pointee.errNo == Int32(XML_ERR_USER_STOP.rawValue) { throw .restricted("DTD (<!DOCTYPE>)") }
         guard context.pointee.wellFormed != 0, context.pointee.nsWellFormed != 0 else {
-            throw .malformed(Self.errorMessage(context: context, recorder: builder))
+            throw .malformed(errorMessage(context: context, recorder: builder))
         }
     }
 
@@ -251,38 +280,6 @@ public final class StanzaParser {
             text.removeLast()
         }
         return text
-    }
-
-    /// Whether `pattern` (non-empty) occurs in `bytes`: memchr for its first byte, then a compare.
-    private static func contains(_ bytes: UnsafeRawBufferPointer, _ pattern: [UInt8]) -> Bool {
-        guard let base = bytes.baseAddress, let first = pattern.first, bytes.count >= pattern.count else { return false }
-        let lastStart = bytes.count - pattern.count
-        var start = 0
-        return pattern.withUnsafeBytes { needle in
-            while start <= lastStart {
-                guard let hit = memchr(base + start, Int32(first), lastStart - start + 1) else { return false }
-                let offset = base.distance(to: UnsafeRawPointer(hit))
-                if memcmp(base + offset, needle.baseAddress!, pattern.count) == 0 { return true }
-                start = offset + 1
-            }
-            return false
-        }
-    }
-
-    /// The wrapper start tag declaring the selected namespaces of the current header: only prefixed
-    /// ones other than `xml` are ever selected (their `prefixPatterns` are not empty).
-    private func rebuildWrapper() {
-        var opening = Array("<w".utf8)
-        for (declaration, selected) in zip(wrapperNamespaces, selection) where selected {
-            opening.append(UInt8(ascii: " "))
-            XMLEscaping.appendRaw("xmlns:" + declaration.prefix, to: &opening)
-            opening.append(contentsOf: [UInt8(ascii: "="), UInt8(ascii: "'")])
-            XMLEscaping.appendAttributeValue(declaration.uri, to: &opening)
-            opening.append(UInt8(ascii: "'"))
-        }
-        opening.append(UInt8(ascii: ">"))
-        wrapperOpening = opening
-        wrapperSelection = selection
     }
 
     // MARK: - Header
