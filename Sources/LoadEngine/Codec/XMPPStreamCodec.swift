@@ -72,31 +72,46 @@ final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
         let buffer = unwrapInboundIn(data)
         buffer.withUnsafeReadableBytes { framer.append($0) }
         while !failed {
-            let unit: FramedUnit?
-            do { unit = try framer.next() } catch {
+            // Each unit is parsed from the framer's own bytes (lent, not copied), and passed on only
+            // once the framer is done with it: a handler may restart the stream on what it receives.
+            let inbound: Inbound?
+            do {
+                inbound = try framer.next { unit throws(XMPPStreamError) -> Inbound in
+                    switch unit {
+                    case .streamOpen(let bytes):
+                        return .opened(try parser.parseHeader(Array(bytes)))
+                    case .element(let bytes):
+                        guard let namespaces else { return .elementBeforeHeader }
+                        return .element(try parser.parseElement(bytes, inScopeOf: namespaces))
+                    case .streamClose:
+                        return .closed
+                    }
+                }
+            } catch {
                 return fail(context: context, error)
             }
-            guard let unit else { return }
-            switch unit {
-            case .streamOpen(let bytes):
-                do {
-                    let parsed = try parser.parseHeader(bytes)
-                    namespaces = parsed.namespaces
-                    context.fireChannelRead(wrapInboundOut(.opened(parsed)))
-                } catch {
-                    return fail(context: context, error)
-                }
-            case .element(let bytes):
-                guard let namespaces else { return fail(context: context, SessionError.noStreamHeader) }
-                let element: XMLElement
-                do { element = try parser.parseElement(bytes, inScopeOf: namespaces) } catch {
-                    return fail(context: context, error)
-                }
+            switch inbound {
+            case nil:
+                return
+            case .opened(let header):
+                namespaces = header.namespaces
+                context.fireChannelRead(wrapInboundOut(.opened(header)))
+            case .element(let element):
                 context.fireChannelRead(wrapInboundOut(.element(element)))
-            case .streamClose:
+            case .closed:
                 context.fireChannelRead(wrapInboundOut(.closed))
+            case .elementBeforeHeader:
+                return fail(context: context, SessionError.noStreamHeader)
             }
         }
+    }
+
+    /// What one framed unit became.
+    private enum Inbound {
+        case opened(StreamHeader)
+        case element(XMLElement)
+        case closed
+        case elementBeforeHeader
     }
 
     private func fail(context: ChannelHandlerContext, _ error: any Error) {

@@ -92,6 +92,24 @@ public struct XMLStreamFramer: Sendable {
     /// - Throws: `XMPPStreamError` when the bytes break the framing rules (see the type's
     ///   documentation); the framer then stays failed until `restart()`.
     public mutating func next() throws(XMPPStreamError) -> FramedUnit? {
+        try next { unit in
+            switch unit {
+            case .streamOpen(let bytes): .streamOpen(Array(bytes))
+            case .element(let bytes): .element(Array(bytes))
+            case .streamClose: .streamClose
+            }
+        }
+    }
+
+    /// The next complete unit handed to `body` with its bytes lent from the framer's buffer (valid only
+    /// inside `body`, which must not touch the framer), so a unit is parsed without being copied
+    /// first; `nil`, without calling `body`, when more bytes are needed.
+    ///
+    /// - Throws: `XMPPStreamError` when the bytes break the framing rules (see `next()`), or what
+    ///   `body` throws (the unit is consumed either way).
+    public mutating func next<Result>(
+        _ body: (LentUnit) throws(XMPPStreamError) -> Result
+    ) throws(XMPPStreamError) -> Result? {
         if let failure {
             throw failure
         }
@@ -105,24 +123,49 @@ public struct XMLStreamFramer: Sendable {
             Self.scan(bytes, cursor: &cursor, bounds: bounds)
         }
         self.cursor = cursor
-        let unit: FramedUnit?
-        switch result {
-        case .needMoreBytes:
-            unit = nil
-        case .streamOpen(let range):
-            unit = .streamOpen(Array(buffer[range]))
-        case .element(let range):
-            unit = .element(Array(buffer[range]))
-        case .streamClose:
-            unit = .streamClose
-        case .failure(let error):
-            failure = error
-            buffer = []
-            self.cursor = Cursor()
+        let unit: Result?
+        do throws(XMPPStreamError) {
+            switch result {
+            case .needMoreBytes:
+                unit = nil
+            case .streamOpen(let range):
+                unit = try lend(range) { bytes throws(XMPPStreamError) in try body(.streamOpen(bytes)) }
+            case .element(let range):
+                unit = try lend(range) { bytes throws(XMPPStreamError) in try body(.element(bytes)) }
+            case .streamClose:
+                unit = try body(.streamClose)
+            case .failure(let error):
+                failure = error
+                buffer = []
+                self.cursor = Cursor()
+                throw error
+            }
+        } catch {
+            releaseIfConsumed()
             throw error
         }
         releaseIfConsumed()
         return unit
+    }
+
+    /// `body` over the buffer's bytes in `range` (`withUnsafeBytes` only rethrows untyped errors).
+    private func lend<Result>(
+        _ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws(XMPPStreamError) -> Result
+    ) throws(XMPPStreamError) -> Result {
+        let outcome = buffer.withUnsafeBytes { bytes in
+            Swift.Result { () throws(XMPPStreamError) in try body(UnsafeRawBufferPointer(rebasing: bytes[range])) }
+        }
+        return try outcome.get()
+    }
+
+    /// A unit as `next(_:)` lends it: the bytes are the framer's, valid only inside the call.
+    public enum LentUnit {
+        /// The stream header's start tag (see `FramedUnit.streamOpen`).
+        case streamOpen(UnsafeRawBufferPointer)
+        /// One complete depth-1 element (see `FramedUnit.element`).
+        case element(UnsafeRawBufferPointer)
+        /// The stream's end tag.
+        case streamClose
     }
 
     /// Prepares for a new stream on the same connection (after STARTTLS `<proceed/>` or SASL
