@@ -26,7 +26,13 @@ final class SAXElementBuilder: ParseErrorRecorder {
     private(set) var result: XMLElement?
     /// Something other than exactly one element inside the wrapper.
     private(set) var extraContent = false
+    /// The elements being built, outermost first.
     private var open: [XMLElement] = []
+    /// The children of all of `open`, in document order, not yet given to their parents; each open
+    /// element's start in `childStart`. An element gets its children in one exactly-sized array when it
+    /// ends, instead of an array grown child by child (one allocation instead of one per doubling).
+    private var pendingChildren: [XMLNode] = []
+    private var childStart: [Int] = []
     /// The depth of the element being parsed (the wrapper is 1, a stanza 2).
     private(set) var depth = 0
     /// Swift strings of names and URIs owned by a live context's dictionary, by address (addresses
@@ -67,6 +73,8 @@ final class SAXElementBuilder: ParseErrorRecorder {
         result = nil
         extraContent = false
         open.removeAll(keepingCapacity: true)
+        pendingChildren.removeAll(keepingCapacity: true)
+        childStart.removeAll(keepingCapacity: true)
         declaringDepths.removeAll(keepingCapacity: true)
         self.depth = depth
         root = nil
@@ -128,6 +136,7 @@ final class SAXElementBuilder: ParseErrorRecorder {
             return
         }
         open.append(element)
+        childStart.append(pendingChildren.count)
     }
 
     func endElement() {
@@ -135,26 +144,29 @@ final class SAXElementBuilder: ParseErrorRecorder {
             if declaringDepths.last == depth { declaringDepths.removeLast() }
             depth -= 1
         }
-        guard depth > 1, let element = open.popLast() else { return }
+        guard depth > 1, var element = open.popLast(), let start = childStart.popLast() else { return }
+        if start < pendingChildren.count {
+            element.children = Array(pendingChildren[start...])
+            pendingChildren.removeSubrange(start...)
+        }
         if open.isEmpty {
             if result == nil { result = element } else { extraContent = true }
         } else {
-            open[open.count - 1].children.append(.element(element))
+            pendingChildren.append(.element(element))
         }
     }
 
     func characters(_ bytes: UnsafePointer<xmlChar>?, count: Int) {
         guard let bytes, count > 0 else { return }
-        guard !open.isEmpty else {
+        guard let start = childStart.last else {
             extraContent = true
             return
         }
         let text = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
-        let top = open.count - 1
-        if case .text(let previous) = open[top].children.last {
-            open[top].children[open[top].children.count - 1] = .text(previous + text)
+        if pendingChildren.count > start, case .text(let previous) = pendingChildren[pendingChildren.count - 1] {
+            pendingChildren[pendingChildren.count - 1] = .text(previous + text)
         } else {
-            open[top].children.append(.text(text))
+            pendingChildren.append(.text(text))
         }
     }
 
