@@ -146,17 +146,72 @@ func streamHeader(_ domain: String) -> ByteBuffer {
 
 // MARK: - The event loop's state common to both modes
 
-/// Owned by the one event loop thread; the 30 s no-answer check.
+/// Where both modes connect: the server and the account password.
+struct Server: Sendable {
+    var address: SocketAddress
+    var domain: String
+    var password: String
+}
+
+/// Owned by the one event loop thread: what both modes share (the server, the stream header, the
+/// bootstrap whose connections get `makeConnection()`'s handler, the measured interval, the result)
+/// and the 30 s no-answer check.
 class Floor {
     let loop: EventLoop
+    let server: Server
+    let done: EventLoopPromise<Figures>
+    let header: ByteBuffer
+    private var bootstrap: ClientBootstrap?
     /// Reads so far (either connection); the watchdog compares it from one tick to the next.
     var reads = 0
     /// Whether the client is waiting for the server (C: inside `wait_for` or a connect).
     var waiting = false
     private var lastReads = 0
     private var quietSeconds = 0
+    /// When the measured loop began, and the CPU times then.
+    private(set) var start = NIODeadline.now()
+    private var before = (user: 0.0, kernel: 0.0)
 
-    init(loop: EventLoop) { self.loop = loop }
+    init(server: Server, loop: EventLoop, done: EventLoopPromise<Figures>) {
+        self.loop = loop
+        self.server = server
+        self.done = done
+        self.header = streamHeader(server.domain)
+        let floor = NIOLoopBound(self, eventLoop: loop)
+        bootstrap = ClientBootstrap(group: loop)
+            .connectTimeout(.seconds(30))
+            .channelInitializer { channel in
+                do {
+                    try channel.pipeline.syncOperations.addHandler(floor.value.makeConnection())
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+                return channel.eventLoop.makeSucceededVoidFuture()
+            }
+    }
+
+    /// The handler of the connection being opened (a mode's own).
+    func makeConnection() -> any ChannelHandler { fatalError("a mode makes its connections") }
+
+    /// Opens a connection to the server; a failure (refused, or the 30 s connect timeout) ends the run.
+    func connect() {
+        waiting = true
+        bootstrap!.connect(to: server.address).whenFailure { error in
+            if case ChannelError.connectTimeout = error { die("connect timed out") }
+            die("connect failed", "\(error)")
+        }
+    }
+
+    /// The measured loop begins now.
+    func startMeasuring() {
+        start = .now()
+        before = cpuTimes()
+    }
+
+    /// The measured loop ended after `count` logins or messages.
+    func finish(count: Int) {
+        done.succeed(Figures(count: count, from: before, start: start))
+    }
 
     /// What is being waited for, for the timeout message.
     var awaited: String { "" }
@@ -175,20 +230,11 @@ class Floor {
         }
         startWatchdog()
     }
-
-    /// A connect's future failed (refused, or ClientBootstrap's 30 s connect timeout).
-    static func connectFailed(_ error: Error) -> Never {
-        if case ChannelError.connectTimeout = error { die("connect timed out") }
-        die("connect failed", "\(error)")
-    }
 }
 
 // MARK: - login: login-floor's loop
 
 struct LoginConfig: Sendable {
-    var address: SocketAddress
-    var domain: String
-    var password: String
     var first: Int
     var count: Int
     var rate: Double
@@ -196,56 +242,35 @@ struct LoginConfig: Sendable {
 
 final class LoginFloor: Floor {
     let config: LoginConfig
-    let done: EventLoopPromise<Figures>
-    let header: ByteBuffer
     let bind = fixed("<iq type='set' id='b1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>load</resource></bind></iq>")
     let roster = fixed("<iq type='get' id='r1'><query xmlns='jabber:iq:roster'/></iq>")
     let presence = fixed("<presence/>")
     let goodbye = fixed("<presence type='unavailable'/></stream:stream>")
-    private var bootstrap: ClientBootstrap?
     /// The login under way (k in the C loop) and its connection.
     private(set) var k = 0
     var current: LoginConnection?
-    private var start = NIODeadline.now()
-    private var before = (user: 0.0, kernel: 0.0)
     /// SaltedPassword cached for the last (salt, iterations), as RFC 5802 allows and xmppload does.
     var cachedSalt: [UInt8] = []
     var cachedIterations: Int32 = 0
     var salted = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
 
-    init(config: LoginConfig, loop: EventLoop, done: EventLoopPromise<Figures>) {
+    init(server: Server, config: LoginConfig, loop: EventLoop, done: EventLoopPromise<Figures>) {
         self.config = config
-        self.done = done
-        self.header = streamHeader(config.domain)
-        super.init(loop: loop)
-        let floor = NIOLoopBound(self, eventLoop: loop)
-        bootstrap = ClientBootstrap(group: loop)
-            .connectTimeout(.seconds(30))
-            .channelInitializer { channel in
-                let floor = floor.value
-                let connection = LoginConnection(floor: floor, user: floor.config.first + floor.k)
-                floor.current = connection
-                do {
-                    try channel.pipeline.syncOperations.addHandler(connection)
-                } catch {
-                    return channel.eventLoop.makeFailedFuture(error)
-                }
-                return channel.eventLoop.makeSucceededVoidFuture()
-            }
+        super.init(server: server, loop: loop, done: done)
+    }
+
+    override func makeConnection() -> any ChannelHandler {
+        let connection = LoginConnection(floor: self, user: config.first + k)
+        current = connection
+        return connection
     }
 
     override var awaited: String { current?.awaited ?? "" }
 
     func begin() {
         startWatchdog()
-        start = .now()
-        before = cpuTimes()
-        startLogin()
-    }
-
-    private func startLogin() {
-        waiting = true
-        bootstrap!.connect(to: config.address).whenFailure { error in Floor.connectFailed(error) }
+        startMeasuring()
+        connect()
     }
 
     /// The server closed login k's stream.
@@ -254,14 +279,14 @@ final class LoginFloor: Floor {
         current = nil
         k += 1
         if k == config.count {
-            done.succeed(Figures(count: k, from: before, start: start))
+            finish(count: k)
             return
         }
         let due = start + .nanoseconds(Int64(Double(k) / config.rate * 1e9))
         if due > .now() {
-            loop.assumeIsolated().scheduleTask(deadline: due) { self.startLogin() }
+            loop.assumeIsolated().scheduleTask(deadline: due) { self.connect() }
         } else {
-            startLogin()
+            connect()
         }
     }
 }
@@ -295,7 +320,7 @@ final class LoginConnection: ChannelInboundHandler {
     init(floor: LoginFloor, user: Int) {
         self.floor = floor
         self.user = user
-        self.own = bytes("from='user\(user)@\(floor.config.domain)/load'")
+        self.own = bytes("from='user\(user)@\(floor.server.domain)/load'")
     }
 
     var awaited: String {
@@ -436,7 +461,7 @@ final class LoginConnection: ChannelInboundHandler {
         }
         if iterations != floor.cachedIterations || saltB64 != floor.cachedSalt {
             let salt = saltB64.withUnsafeBytes { unbase64($0) }
-            let password = floor.config.password
+            let password = floor.server.password
             PKCS5_PBKDF2_HMAC_SHA1(
                 password, Int32(password.utf8.count), salt, Int32(salt.count), iterations, SHA_DIGEST_LENGTH, &floor.salted)
             floor.cachedSalt = saltB64
@@ -467,9 +492,6 @@ final class LoginConnection: ChannelInboundHandler {
 // MARK: - message: message-floor's loop
 
 struct MessageConfig: Sendable {
-    var address: SocketAddress
-    var domain: String
-    var password: String
     var sender: Int
     var receiver: Int
     var count: Int
@@ -477,56 +499,36 @@ struct MessageConfig: Sendable {
 
 final class MessageFloor: Floor {
     let config: MessageConfig
-    let done: EventLoopPromise<Figures>
-    let header: ByteBuffer
     let bind = fixed("<iq type='set' id='b1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>floor</resource></bind></iq>")
     let presence = fixed("<presence/>")
     let close = fixed("</stream:stream>")
     /// The message up to its id, and its parts after.
     private let messageStart: String
-    private var bootstrap: ClientBootstrap?
     private var sender: MessageConnection?
     private var receiver: MessageConnection?
     /// The connection being waited on (C's `c` in `wait_for`); what the other one reads is dropped.
     private(set) var awaitedConnection: MessageConnection?
     private(set) var finished = false
     private var k = 0
-    private var start = NIODeadline.now()
-    private var before = (user: 0.0, kernel: 0.0)
 
-    init(config: MessageConfig, loop: EventLoop, done: EventLoopPromise<Figures>) {
+    init(server: Server, config: MessageConfig, loop: EventLoop, done: EventLoopPromise<Figures>) {
         self.config = config
-        self.done = done
-        self.header = streamHeader(config.domain)
-        self.messageStart = "<message to='user\(config.receiver)@\(config.domain)/floor' type='chat' id='m"
-        super.init(loop: loop)
-        let floor = NIOLoopBound(self, eventLoop: loop)
-        bootstrap = ClientBootstrap(group: loop)
-            .connectTimeout(.seconds(30))
-            .channelInitializer { channel in
-                let floor = floor.value
-                let connection = MessageConnection(floor: floor, user: floor.sender == nil ? floor.config.sender : floor.config.receiver)
-                if floor.sender == nil { floor.sender = connection } else { floor.receiver = connection }
-                floor.awaitedConnection = connection
-                do {
-                    try channel.pipeline.syncOperations.addHandler(connection)
-                } catch {
-                    return channel.eventLoop.makeFailedFuture(error)
-                }
-                return channel.eventLoop.makeSucceededVoidFuture()
-            }
+        self.messageStart = "<message to='user\(config.receiver)@\(server.domain)/floor' type='chat' id='m"
+        super.init(server: server, loop: loop, done: done)
+    }
+
+    override func makeConnection() -> any ChannelHandler {
+        let connection = MessageConnection(floor: self, user: sender == nil ? config.sender : config.receiver)
+        if sender == nil { sender = connection } else { receiver = connection }
+        awaitedConnection = connection
+        return connection
     }
 
     override var awaited: String { awaitedConnection?.awaited ?? "" }
 
     func begin() {
         startWatchdog()
-        waiting = true
         connect()
-    }
-
-    private func connect() {
-        bootstrap!.connect(to: config.address).whenFailure { error in Floor.connectFailed(error) }
     }
 
     /// A connection has seen its own presence echoed: log in the receiver, or start the messages.
@@ -535,8 +537,7 @@ final class MessageFloor: Floor {
             connect()
             return
         }
-        start = .now()
-        before = cpuTimes()
+        startMeasuring()
         sendMessage()
     }
 
@@ -559,14 +560,13 @@ final class MessageFloor: Floor {
             sendMessage()
             return
         }
-        let figures = Figures(count: k, from: before, start: start)
+        finish(count: k)
         finished = true
         waiting = false
         sender?.send(close)
         receiver?.send(close)
         sender?.closeChannel()
         receiver?.closeChannel()
-        done.succeed(figures)
     }
 }
 
@@ -595,7 +595,7 @@ final class MessageConnection: ChannelInboundHandler {
     init(floor: MessageFloor, user: Int) {
         self.floor = floor
         self.user = user
-        self.own = bytes("from='user\(user)@\(floor.config.domain)/floor'")
+        self.own = bytes("from='user\(user)@\(floor.server.domain)/floor'")
     }
 
     var allocator: ByteBufferAllocator { context!.channel.allocator }
@@ -695,7 +695,7 @@ final class MessageConnection: ChannelInboundHandler {
                 var plain: [UInt8] = [0]
                 plain += bytes("user\(user)")
                 plain.append(0)
-                plain += bytes(floor.config.password)
+                plain += bytes(floor.server.password)
                 var buffer = allocator.buffer(capacity: 256)
                 buffer.writeStaticString("<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='PLAIN'>")
                 buffer.writeBytes(base64(plain))
@@ -746,25 +746,22 @@ enum NIOFloor {
             case .v4 = address
         else { die("HOST must be an IPv4 address and PORT a port", arguments[2] + " " + arguments[3]) }
         let numbers = arguments[6...].map { Int($0) ?? 0 }
+        let server = Server(address: address, domain: arguments[4], password: arguments[5])
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
         let done = loop.makePromise(of: Figures.self)
         if arguments[1] == "login" {
-            let config = LoginConfig(
-                address: address, domain: arguments[4], password: arguments[5], first: numbers[0], count: numbers[1],
-                rate: Double(arguments[8]) ?? 0)
+            let config = LoginConfig(first: numbers[0], count: numbers[1], rate: Double(arguments[8]) ?? 0)
             if config.first < 1 || config.count < 1 || !(config.rate > 0) {
                 die("FIRST and COUNT must be at least 1, RATE above 0")
             }
-            loop.execute { LoginFloor(config: config, loop: loop, done: done).begin() }
+            loop.execute { LoginFloor(server: server, config: config, loop: loop, done: done).begin() }
         } else {
-            let config = MessageConfig(
-                address: address, domain: arguments[4], password: arguments[5], sender: numbers[0], receiver: numbers[1],
-                count: numbers[2])
+            let config = MessageConfig(sender: numbers[0], receiver: numbers[1], count: numbers[2])
             if config.sender < 1 || config.receiver < 1 || config.sender == config.receiver || config.count < 1 {
                 die("SENDER and RECEIVER must be different account numbers of at least 1, COUNT at least 1")
             }
-            loop.execute { MessageFloor(config: config, loop: loop, done: done).begin() }
+            loop.execute { MessageFloor(server: server, config: config, loop: loop, done: done).begin() }
         }
         do {
             try done.futureResult.wait().print()
