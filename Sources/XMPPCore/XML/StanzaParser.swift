@@ -34,13 +34,13 @@ public final class StanzaParser {
     /// (`XML_PARSE_NOENT`), so SAX hands over attribute values with character and predefined entity
     /// references resolved. Safe: DTDs are refused, so no other entity can be declared, and nothing is
     /// fetched (`XML_PARSE_NONET`).
-    private static let options = Int32(
+    static let options = Int32(
         XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_NOERROR.rawValue
             | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOENT.rawValue)
 
-    /// The header context is replaced when its name dictionary grows beyond this many entries, so a
-    /// long soak with varied headers cannot grow it without bound.
-    private static let maximumDictionaryEntries = 20_000
+    /// A context (the header's, or a `StanzaStream`'s) is replaced when its name dictionary grows
+    /// beyond this many entries, so a long soak with varied names cannot grow it without bound.
+    static let maximumDictionaryEntries = 20_000
     /// Stanza streams kept for different sets of prefixed declarations.
     private static let maximumStreams = 4
 
@@ -184,11 +184,7 @@ public final class StanzaParser {
             contextRenewals += 1
         }
         if streams.count >= Self.maximumStreams { discard(streams[0]) }
-        guard
-            let stream = StanzaStream(
-                prefixed: prefixed, options: Self.options, builder: builder,
-                configure: { Self.configure($0, builder: self.builder) })
-        else {
+        guard let stream = StanzaStream(prefixed: prefixed, builder: builder) else {
             builder.forgetNames()
             throw .malformed("libxml2 refused the stream header's namespace declarations")
         }

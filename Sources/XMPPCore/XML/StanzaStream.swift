@@ -24,20 +24,15 @@ final class StanzaStream {
 
     /// Stanzas a stream parses before it is retired.
     static let maximumStanzas = 1_000_000
-    /// Name dictionary entries beyond which it is retired (varied element names over a long soak).
-    static let maximumDictionaryEntries = 20_000
 
-    /// A push parser configured by `configure` (SAX into `builder`), with the wrapper already open;
-    /// nil when libxml2 cannot make one or refuses the wrapper.
-    init?(
-        prefixed: [XMLNamespaceDeclaration], options: Int32, builder: SAXElementBuilder,
-        configure: (UnsafeMutablePointer<xmlParserCtxt>) -> Void
-    ) {
+    /// A push parser with `StanzaParser`'s options and configuration (SAX into `builder`), with the
+    /// wrapper already open; nil when libxml2 cannot make one or refuses the wrapper.
+    init?(prefixed: [XMLNamespaceDeclaration], builder: SAXElementBuilder) {
         guard let context = xmlCreatePushParserCtxt(nil, nil, nil, 0, nil) else { return nil }
         self.prefixed = prefixed
         self.context = context
-        xmlCtxtUseOptions(context, options)
-        configure(context)
+        xmlCtxtUseOptions(context, StanzaParser.options)
+        StanzaParser.configure(context, builder: builder)
         var opening = Array("<w".utf8)
         for declaration in prefixed {
             opening.append(UInt8(ascii: " "))
@@ -63,7 +58,7 @@ final class StanzaStream {
 
     /// Whether the stream should be replaced before its next stanza.
     var isWorn: Bool {
-        stanzas >= Self.maximumStanzas || xmlDictSize(context.pointee.dict) > Self.maximumDictionaryEntries
+        stanzas >= Self.maximumStanzas || xmlDictSize(context.pointee.dict) > StanzaParser.maximumDictionaryEntries
     }
 
     /// Parses one complete depth-1 element into `builder` (whose `implicitDefault` the caller set).
