@@ -17,6 +17,8 @@ public enum SessionAction: Equatable, Sendable {
     case restartStream
     /// Write this element.
     case send(XMLElement)
+    /// Write this stamped chat message (straight to bytes, no element built).
+    case sendMessage(StampedMessage)
     /// Write this text as is (a profile's `raw` step).
     case sendRaw(String)
     /// Write `</stream:stream>`.

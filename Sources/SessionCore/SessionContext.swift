@@ -68,6 +68,14 @@ struct SessionContext {
         }
     }
 
+    /// Sends a stamped chat message: as bytes written straight from the value, or as an element while
+    /// stream management is on (its resend queue keeps elements).
+    mutating func send(_ message: StampedMessage) {
+        guard streamManagement == nil else { return send(message.element) }
+        record(.count(StanzaKind.message.outboundCounter))
+        pending.append(.sendMessage(message))
+    }
+
     mutating func nextRequestID() -> String {
         requestCounter &+= 1
         return "q\(requestCounter)"

@@ -242,7 +242,7 @@ struct StepRunner {
         messageSequence &+= 1
         let stamp = MessageStamping.stamp(
             sequence: messageSequence, identity: c.identity, settings: c.settings, now: c.now, intended: intended, clock: c.host.stampClock)
-        c.send(Stanza.message(to: to, type: type, body: body, extra: [stamp.element]))
+        c.send(StampedMessage(to: to, type: type, body: body, stamp: stamp))
         c.record(MessageStamping.sent(stamp, type: type, to: to, occupants: room?.occupants.count ?? 0))
     }
 

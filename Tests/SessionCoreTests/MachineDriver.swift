@@ -155,8 +155,21 @@ struct MachineDriver {
 
     /// Elements sent since the last call.
     mutating func sent() -> [XMLElement] {
-        defer { actions.removeAll { if case .send = $0 { return true } else { return false } } }
-        return actions.compactMap { if case .send(let element) = $0 { return element } else { return nil } }
+        defer {
+            actions.removeAll {
+                switch $0 {
+                case .send, .sendMessage: return true
+                default: return false
+                }
+            }
+        }
+        return actions.compactMap {
+            switch $0 {
+            case .send(let element): return element
+            case .sendMessage(let message): return message.element
+            default: return nil
+            }
+        }
     }
 
     /// Starts (unless `startedAlready`: a reconnect asked for its connection), connects and logs in

@@ -19,6 +19,8 @@ enum XMPPStreamOutput {
     case header(domain: String)
     /// One element, serialized in the `jabber:client` default namespace.
     case element(XMLElement)
+    /// A stamped chat message, written straight from the value.
+    case message(StampedMessage)
     /// Text written as is (a profile's `raw` step).
     case raw(String)
     /// `</stream:stream>`.
@@ -129,6 +131,10 @@ final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
         case .element(let element):
             buffer = scratch.encode(allocator: context.channel.allocator) {
                 element.serialize(into: &$0, parentNamespace: XMPPNamespace.client)
+            }
+        case .message(let message):
+            buffer = scratch.encode(allocator: context.channel.allocator) {
+                message.serialize(into: &$0, parentNamespace: XMPPNamespace.client)
             }
         case .raw(let text):
             buffer = context.channel.allocator.buffer(string: text)

@@ -22,6 +22,8 @@ final class SessionTranscript {
     /// What an entry holds; rendered to text only when forensics want it.
     enum Content {
         case element(XMLElement)
+        /// A stamped chat message as we sent it (made an element only for forensics).
+        case message(StampedMessage)
         /// The server's stream header.
         indirect case serverStreamOpen(StreamHeader)
         /// Our stream header, to this domain.

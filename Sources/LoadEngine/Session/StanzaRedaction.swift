@@ -128,6 +128,8 @@ enum StanzaRedaction {
         switch content {
         case .element(let element):
             return redacted(element).serialized(parentNamespace: XMPPNamespace.client)
+        case .message(let message):
+            return text(of: .element(message.element))
         case .serverStreamOpen(let header):
             var bytes: [UInt8] = []
             header.serialize(into: &bytes, withDeclaration: false)

@@ -10,7 +10,7 @@ import XMPPCore
 ///
 /// Performing means: writes through the connection's codec, STARTTLS, closing, the session's one
 /// coarse timeout (on the loop's `SessionTimeouts` heap, cancelled lazily by generation) and its one
-/// precise wake-up (a NIO scheduled task, for think times). Time comes from the event loop's `now`
+/// precise wake-up (a NIO scheduled callback, for think times and paced sends). Time comes from the event loop's `now`
 /// as a `SessionInstant`, so an `EmbeddedEventLoop`'s virtual clock drives everything in tests.
 ///
 /// Loop-bound: lives on its `LoopContext`'s event loop; registered there by serial while alive.
@@ -27,7 +27,11 @@ final class VirtualUser {
     /// The try of the current connection attempt: 0 is `endpoint`, k the k-th fallback of the
     /// session's RFC 2782 order (`RunEnvironment.endpointFallback`). Reset by every `.connect`.
     private var endpointAttempt: UInt16 = 0
-    private var wakeTask: Scheduled<Void>?
+    /// The armed precise wake-up: a NIO scheduled callback with this user as its handler (no
+    /// allocation per arm, where `scheduleTask` makes a promise, a future and two closures), due at
+    /// `wakeDeadline`.
+    private var wake: NIOScheduledCallback?
+    private var wakeDeadline = NIODeadline.distantFuture
     /// Armed while the connection's socket does not drain; ends the session with `write-stalled`.
     /// The timers most sessions never arm (write stall, keep-alive), boxed so an idle session pays one
     /// pointer for them (memory per idle session, docs/ARCHITECTURE.md).
@@ -232,6 +236,9 @@ final class VirtualUser {
             case .send(let element):
                 record(.sent, .element(element))
                 connection?.write(.element(element))
+            case .sendMessage(let message):
+                record(.sent, .message(message))
+                connection?.write(.message(message))
             case .sendRaw(let text):
                 record(.sent, .raw(text))
                 connection?.write(.raw(text))
@@ -248,16 +255,9 @@ final class VirtualUser {
                     SessionTimeouts.Token(serial: serial, generation: timeoutGeneration),
                     at: loop.deadline(instant))
             case .armWake(let instant):
-                wakeTask?.cancel()
-                let bound = NIOLoopBound(self, eventLoop: loop.eventLoop)
-                wakeTask = loop.eventLoop.scheduleTask(deadline: loop.deadline(instant)) {
-                    let user = bound.value
-                    user.wakeTask = nil
-                    user.handle(.wakeFired)
-                }
+                armWake(at: loop.deadline(instant))
             case .cancelWake:
-                wakeTask?.cancel()
-                wakeTask = nil
+                cancelWake()
             case .armKeepAlive(let instant):
                 keepAliveTask?.cancel()
                 let bound = NIOLoopBound(self, eventLoop: loop.eventLoop)
@@ -293,13 +293,43 @@ final class VirtualUser {
                 transcript = nil
                 hasEnded = true
                 timeoutGeneration &+= 1
-                wakeTask?.cancel()
-                wakeTask = nil
+                cancelWake()
                 keepAliveTask?.cancel()
                 keepAliveTask = nil
                 loop.sessionEnded(self, failed: failure != nil)
             }
         }
+    }
+}
+
+// MARK: - The wake-up
+
+extension VirtualUser: NIOScheduledCallbackHandler {
+    private func armWake(at deadline: NIODeadline) {
+        wake?.cancel()
+        wakeDeadline = deadline
+        do {
+            wake = try loop.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleCallback(at: deadline, handler: self)
+        } catch {
+            // The loop is shutting down: no wake-up comes, as none would from a task it dropped.
+            wake = nil
+        }
+    }
+
+    private func cancelWake() {
+        wake?.cancel()
+        wake = nil
+        wakeDeadline = .distantFuture
+    }
+
+    /// The wake-up is due. A callback cancelled after the loop took it for this tick still runs; it
+    /// is told apart by the deadline (the loop never runs a callback early, so one armed since is not
+    /// due yet, or due now and then the later one finds nothing armed).
+    func handleScheduledCallback(eventLoop: some EventLoop) {
+        guard wake != nil, eventLoop.now >= wakeDeadline else { return }
+        wake = nil
+        wakeDeadline = .distantFuture
+        handle(.wakeFired)
     }
 }
 

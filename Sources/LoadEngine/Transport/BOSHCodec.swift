@@ -111,6 +111,10 @@ final class BOSHCodec: ChannelDuplexHandler, StreamRestarting {
             var bytes: [UInt8] = []
             element.serialize(into: &bytes, parentNamespace: "")
             scheduler.enqueue(bytes)
+        case .message(let message):
+            var bytes: [UInt8] = []
+            message.serialize(into: &bytes, parentNamespace: "")
+            scheduler.enqueue(bytes)
         case .raw(let text):
             scheduler.enqueue(Array(text.utf8))
         case .close:

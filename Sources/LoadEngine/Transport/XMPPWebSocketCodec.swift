@@ -120,6 +120,8 @@ final class XMPPWebSocketCodec: ChannelDuplexHandler, StreamRestarting {
             case .element(let element):
                 // Each message declares its namespace (RFC 7395 §3.3.3): no parent namespace.
                 element.serialize(into: &bytes, parentNamespace: "")
+            case .message(let message):
+                message.serialize(into: &bytes, parentNamespace: "")
             case .raw(let text):
                 bytes.append(contentsOf: text.utf8)
             case .close:

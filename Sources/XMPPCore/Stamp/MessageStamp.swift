@@ -83,6 +83,28 @@ public struct MessageStamp: Sendable, Hashable {
         return XMLElement("stamp", namespace: XMPPNamespace.stamp, attributes: attributes + clockAttributes)
     }
 
+    /// Appends `element` as XML to `out`, byte for byte what `element.serialize(into:parentNamespace:)`
+    /// writes under any other namespace, without building it (no arrays, no number strings).
+    public func serialize(into out: inout [UInt8]) {
+        XMLEscaping.appendRaw("<stamp xmlns='", to: &out)
+        XMLEscaping.appendAttributeValue(XMPPNamespace.stamp, to: &out)
+        out.append(UInt8(ascii: "'"))
+        XMLEscaping.appendAttribute("r", runID, to: &out)
+        XMLEscaping.appendAttribute("s", sender, to: &out)
+        XMLEscaping.appendAttribute("q", sequence, to: &out)
+        XMLEscaping.appendAttribute("t", sentNanos, to: &out)
+        XMLEscaping.appendAttribute("i", intendedNanos, to: &out)
+        if let node { XMLEscaping.appendAttribute("n", node, to: &out) }
+        if let generator { XMLEscaping.appendAttribute("g", generator, to: &out) }
+        if let clock {
+            XMLEscaping.appendAttribute("w", clock.wallOrigin, to: &out)
+            if let offset = clock.offset { XMLEscaping.appendAttribute("c", offset, to: &out) }
+            if let uncertainty = clock.uncertainty { XMLEscaping.appendAttribute("u", uncertainty, to: &out) }
+        }
+        out.append(UInt8(ascii: "/"))
+        out.append(UInt8(ascii: ">"))
+    }
+
     private var clockAttributes: [XMLAttribute] {
         guard let clock else { return [] }
         return [XMLAttribute("w", String(clock.wallOrigin))]

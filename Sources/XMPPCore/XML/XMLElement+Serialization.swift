@@ -15,12 +15,7 @@ extension XMLElement {
             out.append(UInt8(ascii: "'"))
         }
         for attribute in attributes {
-            out.append(UInt8(ascii: " "))
-            XMLEscaping.appendRaw(attribute.name, to: &out)
-            out.append(UInt8(ascii: "="))
-            out.append(UInt8(ascii: "'"))
-            XMLEscaping.appendAttributeValue(attribute.value, to: &out)
-            out.append(UInt8(ascii: "'"))
+            XMLEscaping.appendAttribute(attribute.name, attribute.value, to: &out)
         }
         if children.isEmpty {
             out.append(UInt8(ascii: "/"))

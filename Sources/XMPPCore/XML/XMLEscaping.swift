@@ -21,6 +21,42 @@ enum XMLEscaping {
         out.append(contentsOf: string.utf8)
     }
 
+    /// Appends `value` in decimal, as `String(value)` would write it, without making the string.
+    static func appendDecimal(_ value: some FixedWidthInteger, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var rest = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 24 digits, least significant first
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { scratch in
+            repeat {
+                scratch[count] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+                count += 1
+            } while rest != 0
+            for index in stride(from: count - 1, through: 0, by: -1) { out.append(scratch[index]) }
+        }
+    }
+
+    /// Appends ` name='value'`: `name` as is, `value` escaped.
+    static func appendAttribute(_ name: String, _ value: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: " "))
+        appendRaw(name, to: &out)
+        out.append(UInt8(ascii: "="))
+        out.append(UInt8(ascii: "'"))
+        appendAttributeValue(value, to: &out)
+        out.append(UInt8(ascii: "'"))
+    }
+
+    /// Appends ` name='value'` for a number.
+    static func appendAttribute(_ name: String, _ value: some FixedWidthInteger, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: " "))
+        appendRaw(name, to: &out)
+        out.append(UInt8(ascii: "="))
+        out.append(UInt8(ascii: "'"))
+        appendDecimal(value, to: &out)
+        out.append(UInt8(ascii: "'"))
+    }
+
     private static let replacementCharacter: [UInt8] = [0xEF, 0xBF, 0xBD]
     private static let amp = Array("&amp;".utf8)
     private static let lt = Array("&lt;".utf8)
