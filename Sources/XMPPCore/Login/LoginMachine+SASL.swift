@@ -1,5 +1,3 @@
-import Foundation
-
 // The SASL part of the login machine: choosing a mechanism, SCRAM and PLAIN exchanges, key derivation.
 
 extension LoginMachine {
@@ -106,13 +104,13 @@ extension LoginMachine {
 
     /// RFC 6120 §6.4.2: an empty response is sent as "=".
     static func base64(_ bytes: [UInt8]) -> String {
-        bytes.isEmpty ? "=" : Data(bytes).base64EncodedString()
+        bytes.isEmpty ? "=" : Base64.encode(bytes)
     }
 
     static func decodeBase64(_ text: String) -> [UInt8]? {
-        // Whitespace is allowed around (and by some servers inside) the payload: drop it byte-wise.
-        let bytes = text.utf8.filter { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
-        if bytes.isEmpty || bytes == [0x3D] { return [] }
-        return Data(base64Encoded: Data(bytes)).map { Array($0) }
+        // Whitespace is allowed around (and by some servers inside) the payload: skipped byte-wise.
+        let payload = text.utf8.lazy.filter { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
+        if payload.first == nil || (payload.first == 0x3D && payload.dropFirst().first == nil) { return [] }
+        return Base64.decode(text.utf8, skippingWhitespace: true)
     }
 }

@@ -21,68 +21,20 @@ enum CryptoPrimitives {
         return out
     }
 
-    /// HMAC (RFC 2104) over the algorithm's digest: H((K ⊕ opad) ‖ H((K ⊕ ipad) ‖ data)), K the key
-    /// (hashed first when longer than a block) padded to the block size. Built on one digest
-    /// context and the digest fetched once, so a call costs 3 allocations inside libcrypto where its
-    /// one-shot `HMAC()` costs 13 (OpenSSL 3.0: it fetches the MAC and the digest by name each time).
+    /// HMAC (RFC 2104) over the algorithm's digest, with libcrypto's low-level hash functions on the
+    /// stack (`xmppload_hmac` in the CCrypto shim): no allocation but the result, where OpenSSL 3's
+    /// EVP layer costs 3 allocations per call and its one-shot `HMAC()` 13.
     static func hmac(_ algorithm: SCRAMAlgorithm, key: [UInt8], data: [UInt8]) -> [UInt8] {
-        let block = algorithm.blockSize
-        let size = algorithm.digestSize
-        guard let context = EVP_MD_CTX_new() else { return oneShotHMAC(algorithm, key: key, data: data) }
-        defer { EVP_MD_CTX_free(context) }
-        var out = [UInt8](repeating: 0, count: size)
-        // The padded key, the key xor a pad, and the inner digest, on the stack.
-        let done = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * block + 64) { scratch -> Bool in
-            let paddedKey = UnsafeMutableBufferPointer(rebasing: scratch[0..<block])
-            let pad = UnsafeMutableBufferPointer(rebasing: scratch[block..<2 * block])
-            let inner = UnsafeMutableBufferPointer(rebasing: scratch[2 * block..<2 * block + 64])
-            paddedKey.initialize(repeating: 0)
-            let keyOK = key.withUnsafeBufferPointer { keyBytes -> Bool in
-                guard keyBytes.count > block else {
-                    _ = paddedKey.initialize(fromContentsOf: keyBytes)
-                    return true
-                }
-                return digest(algorithm, context, UnsafeRawBufferPointer(keyBytes), nil, into: paddedKey.baseAddress!)
-            }
-            for index in 0..<block { pad[index] = paddedKey[index] ^ 0x36 }
-            let innerOK = data.withUnsafeBytes { dataBytes in
-                digest(algorithm, context, UnsafeRawBufferPointer(pad), dataBytes, into: inner.baseAddress!)
-            }
-            for index in 0..<block { pad[index] = paddedKey[index] ^ 0x5C }
-            let outerOK = out.withUnsafeMutableBufferPointer { outBytes in
-                digest(
-                    algorithm, context, UnsafeRawBufferPointer(pad),
-                    UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(inner)[0..<size]), into: outBytes.baseAddress!)
-            }
-            return keyOK && innerOK && outerOK
+        [UInt8](unsafeUninitializedCapacity: 64) { out, count in
+            count = Int(
+                key.withUnsafeBufferPointer { keyBytes in
+                    data.withUnsafeBufferPointer { dataBytes in
+                        xmppload_hmac(
+                            algorithm.bits, keyBytes.baseAddress, keyBytes.count, dataBytes.baseAddress, dataBytes.count,
+                            out.baseAddress)
+                    }
+                })
         }
-        return done ? out : oneShotHMAC(algorithm, key: key, data: data)
-    }
-
-    /// H(first ‖ second) into `out` (room for the digest) through `context`; false when libcrypto refused.
-    private static func digest(
-        _ algorithm: SCRAMAlgorithm, _ context: OpaquePointer, _ first: UnsafeRawBufferPointer,
-        _ second: UnsafeRawBufferPointer?, into out: UnsafeMutablePointer<UInt8>
-    ) -> Bool {
-        var length: UInt32 = 0
-        return EVP_DigestInit_ex2(context, algorithm.fetched ?? algorithm.evp, nil) == 1
-            && EVP_DigestUpdate(context, first.baseAddress, first.count) == 1
-            && (second.map { EVP_DigestUpdate(context, $0.baseAddress, $0.count) == 1 } ?? true)
-            && EVP_DigestFinal_ex(context, out, &length) == 1
-    }
-
-    /// libcrypto's one-shot HMAC, kept for the unlikely case that a digest context cannot be made.
-    private static func oneShotHMAC(_ algorithm: SCRAMAlgorithm, key: [UInt8], data: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 64)
-        var length: UInt32 = 0
-        key.withUnsafeBufferPointer { keyBytes in
-            data.withUnsafeBufferPointer { dataBytes in
-                _ = HMAC(
-                    algorithm.evp, keyBytes.baseAddress, Int32(keyBytes.count),
-                    dataBytes.baseAddress, dataBytes.count, &out, &length)
-            }
-        }
-        return Array(out.prefix(Int(length)))
     }
 
     /// H(data) with the digest fetched once (`SCRAMAlgorithm.fetched`).

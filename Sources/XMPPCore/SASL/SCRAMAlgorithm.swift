@@ -23,8 +23,14 @@ public enum SCRAMAlgorithm: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// The hash's input block size in bytes (RFC 2104's B: HMAC pads its key to it).
-    var blockSize: Int { self == .sha512 ? 128 : 64 }
+    /// The hash's width as the CCrypto shim's helpers name it (1 for SHA-1, else its bits).
+    var bits: Int32 {
+        switch self {
+        case .sha1: return 1
+        case .sha256: return 256
+        case .sha512: return 512
+        }
+    }
 
     /// The digest fetched once from libcrypto's default provider (OpenSSL 3 fetches a legacy
     /// `EVP_sha1()` again on every init, with locks and allocations). Immutable and shared by every

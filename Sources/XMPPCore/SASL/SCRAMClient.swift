@@ -1,5 +1,3 @@
-import Foundation
-
 /// The client side of one SCRAM exchange (RFC 5802; RFC 7677 for SHA-256), without channel binding.
 ///
 /// `clientFirstMessage()` → server-first → `clientFinalMessage(serverFirst:)` → server-final →
@@ -14,17 +12,23 @@ import Foundation
 ///
 /// The user name and password are prepared with SASLprep (RFC 4013, RFC 5802 §2.2); one that cannot
 /// be prepared (a control character, say) is used unchanged — `run` refuses such a password up front.
+///
+/// Messages are built and parsed as bytes (no `Data`, no intermediate strings): a login's SCRAM costs
+/// about a dozen allocations.
 public struct SCRAMClient {
     public let algorithm: SCRAMAlgorithm
-    private let username: String
     private let password: [UInt8]
-    private let clientNonce: String
-    private let authorizationIdentity: String?
+    /// `gs2-header` (`n,[a=authzid],`).
+    private let gs2Header: [UInt8]
+    /// `client-first-message-bare` (`n=user,r=nonce`).
+    private let clientFirstBare: [UInt8]
+    /// Where the client nonce sits in `clientFirstBare`.
+    private let clientNonce: Range<Int>
     private let cache: SCRAMKeyCache?
     /// Set by `clientFinalMessage`: the signature the server must prove.
     private var expectedServerSignature: [UInt8]?
-    /// Set by `keyRequest(serverFirst:)`: the server-first text and its full nonce.
-    private var serverFirst: (text: String, nonce: String)?
+    /// Set by `keyRequest(serverFirst:)`: the server-first message and where its full nonce is.
+    private var serverFirst: (message: [UInt8], nonce: Range<Int>)?
 
     /// The largest iteration count accepted unless configured otherwise: 25 times the 4096 servers
     /// use by default, ~25 ms of PBKDF2 on one core (a server asking for more is a DoS on us).
@@ -41,22 +45,32 @@ public struct SCRAMClient {
     ) {
         self.maxIterations = min(max(1, maxIterations), Self.iterationCeiling)
         self.algorithm = algorithm
-        self.username = SASLprep.preparedOrUnchanged(username)
         self.password = Array(SASLprep.preparedOrUnchanged(password).utf8)
-        self.clientNonce = clientNonce ?? Data(RandomPool.shared.bytes(18)).base64EncodedString()
-        self.authorizationIdentity = authorizationIdentity
+        if let authorizationIdentity {
+            gs2Header = Array("n,a=\(Self.escape(authorizationIdentity)),".utf8)
+        } else {
+            gs2Header = Self.plainGS2Header
+        }
+        var bare = Array("n=".utf8)
+        bare += Self.escape(SASLprep.preparedOrUnchanged(username)).utf8
+        bare += ",r=".utf8
+        let nonceStart = bare.count
+        if let clientNonce {
+            bare += clientNonce.utf8
+        } else {
+            Base64.encode(RandomPool.shared.bytes(18), into: &bare)
+        }
+        self.clientNonce = nonceStart..<bare.count
+        clientFirstBare = bare
         self.cache = cache
     }
 
-    private var gs2Header: String {
-        "n," + (authorizationIdentity.map { "a=" + Self.escape($0) } ?? "") + ","
-    }
-
-    private var clientFirstBare: String { "n=\(Self.escape(username)),r=\(clientNonce)" }
+    /// `n,,`: no channel binding, no authorization identity.
+    private static let plainGS2Header = Array("n,,".utf8)
 
     /// `n,,n=user,r=nonce`.
     public func clientFirstMessage() -> [UInt8] {
-        Array((gs2Header + clientFirstBare).utf8)
+        gs2Header + clientFirstBare
     }
 
     /// Computes the client-final message from the server-first message, deriving the keys here
@@ -74,58 +88,78 @@ public struct SCRAMClient {
 
     /// Checks the server-first message (grammar, nonce, salt, iteration cap) and returns what the
     /// keys are derived from, so the PBKDF2 work can run elsewhere (`SCRAMKeyRequest.derive()`).
-    public mutating func keyRequest(serverFirst: [UInt8]) throws(SASLError) -> SCRAMKeyRequest {
-        let serverFirstText = String(decoding: serverFirst, as: UTF8.self)
-        let attributes = try Self.attributes(serverFirst)
-        if let error = attributes.value("e") { throw .serverError(Self.bounded(error)) }
-        if let mandatory = attributes.value("m") { throw .unsupportedExtension(Self.bounded(mandatory)) }
+    public mutating func keyRequest(serverFirst message: [UInt8]) throws(SASLError) -> SCRAMKeyRequest {
+        let attributes = try Attributes(message)
+        if let error = attributes.text("e") { throw .serverError(Self.bounded(error)) }
+        if let mandatory = attributes.text("m") { throw .unsupportedExtension(Self.bounded(mandatory)) }
         // RFC 5802 §7: server-first-message = nonce "," salt "," iteration-count ["," extensions]
-        let keys = attributes.pairs.prefix(3).map(\.key)
-        guard keys == [UInt8(ascii: "r"), UInt8(ascii: "s"), UInt8(ascii: "i")],
-            let nonce = attributes.value("r"), let saltText = attributes.value("s"),
-            let iterationText = attributes.value("i")
+        guard attributes.startsWith("r", "s", "i"), let nonce = attributes.range("r"), let saltRange = attributes.range("s"),
+            let iterationRange = attributes.range("i")
         else {
             throw .malformed("server-first is not r=…,s=…,i=…")
         }
-        guard nonce.utf8.allSatisfy(Self.isPrintable) else { throw .malformed("the nonce has non-printable characters") }
-        guard nonce.utf8.count > clientNonce.utf8.count, nonce.utf8.starts(with: clientNonce.utf8) else { throw .nonceMismatch }
-        guard let salt = Data(base64Encoded: saltText).map(Array.init), !salt.isEmpty else {
+        let nonceBytes = message[nonce]
+        guard nonceBytes.allSatisfy(Self.isPrintable) else { throw .malformed("the nonce has non-printable characters") }
+        let ours = clientFirstBare[clientNonce]
+        guard nonceBytes.count > ours.count, nonceBytes.starts(with: ours) else { throw .nonceMismatch }
+        guard let salt = Base64.decode(message[saltRange]), !salt.isEmpty else {
             throw .malformed("salt is not base64")
         }
-        guard !iterationText.isEmpty, iterationText.utf8.count <= 10,
-            iterationText.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-            let iterations = Int(iterationText), iterations >= 1, iterations <= maxIterations
+        let iterationDigits = message[iterationRange]
+        guard !iterationDigits.isEmpty, iterationDigits.count <= 10,
+            iterationDigits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            case let iterations = iterationDigits.reduce(0, { $0 * 10 + Int($1 - UInt8(ascii: "0")) }),
+            iterations >= 1, iterations <= maxIterations
         else {
-            throw .iterationCount(Self.bounded(iterationText), limit: maxIterations)
+            throw .iterationCount(Self.bounded(String(decoding: iterationDigits, as: UTF8.self)), limit: maxIterations)
         }
-        self.serverFirst = (serverFirstText, nonce)
+        self.serverFirst = (message, nonce)
         return SCRAMKeyRequest(algorithm: algorithm, password: password, salt: salt, iterations: iterations)
     }
 
     /// The client-final message from keys derived for the request `keyRequest(serverFirst:)` returned.
     /// Call only after a successful `keyRequest(serverFirst:)`.
     public mutating func clientFinalMessage(keys: SCRAMKeys) -> [UInt8] {
-        guard let (serverFirstText, nonce) = serverFirst else {
+        guard let (serverFirstMessage, nonce) = serverFirst else {
             preconditionFailure("clientFinalMessage(keys:) before keyRequest(serverFirst:)")
         }
-        let channelBinding = Data(gs2Header.utf8).base64EncodedString()
-        let withoutProof = "c=\(channelBinding),r=\(nonce)"
-        let authMessage = Array("\(clientFirstBare),\(serverFirstText),\(withoutProof)".utf8)
+        // client-final-message-without-proof = "c=" base64(gs2-header) ",r=" nonce; the proof follows.
+        var final: [UInt8] = []
+        final.reserveCapacity(
+            2 + Base64.encodedCount(gs2Header.count) + 3 + nonce.count + 3 + Base64.encodedCount(algorithm.digestSize))
+        final += "c=".utf8
+        Base64.encode(gs2Header, into: &final)
+        final += ",r=".utf8
+        final += serverFirstMessage[nonce]
+        // AuthMessage = client-first-message-bare "," server-first-message "," client-final-message-without-proof
+        var authMessage: [UInt8] = []
+        authMessage.reserveCapacity(clientFirstBare.count + 1 + serverFirstMessage.count + 1 + final.count)
+        authMessage += clientFirstBare
+        authMessage.append(UInt8(ascii: ","))
+        authMessage += serverFirstMessage
+        authMessage.append(UInt8(ascii: ","))
+        authMessage += final
         let clientSignature = CryptoPrimitives.hmac(algorithm, key: keys.storedKey, data: authMessage)
-        let proof = zip(keys.clientKey, clientSignature).map { $0 ^ $1 }
         expectedServerSignature = CryptoPrimitives.hmac(algorithm, key: keys.serverKey, data: authMessage)
-        return Array("\(withoutProof),p=\(Data(proof).base64EncodedString())".utf8)
+        final += ",p=".utf8
+        // ClientProof = ClientKey XOR ClientSignature, on the stack.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { proof in
+            let count = min(keys.clientKey.count, clientSignature.count, proof.count)
+            for index in 0..<count { proof[index] = keys.clientKey[index] ^ clientSignature[index] }
+            Base64.encode(UnsafeBufferPointer(rebasing: proof[0..<count]), into: &final)
+        }
+        return final
     }
 
     /// Checks the server-final message (`v=signature`); throws unless the signature matches.
     public func verifyServerFinal(_ serverFinal: [UInt8]) throws(SASLError) {
-        let attributes = try Self.attributes(serverFinal)
-        if let error = attributes.value("e") { throw .serverError(Self.bounded(error)) }
+        let attributes = try Attributes(serverFinal)
+        if let error = attributes.text("e") { throw .serverError(Self.bounded(error)) }
         guard let expected = expectedServerSignature else { throw .malformed("server-final before client-final") }
-        guard let verifier = attributes.value("v"), let signature = Data(base64Encoded: verifier) else {
+        guard let verifier = attributes.range("v"), let signature = Base64.decode(serverFinal[verifier]) else {
             throw .malformed("server-final lacks v")
         }
-        guard CryptoPrimitives.constantTimeEqual(Array(signature), expected) else { throw .serverSignatureMismatch }
+        guard CryptoPrimitives.constantTimeEqual(signature, expected) else { throw .serverSignatureMismatch }
     }
 
     /// RFC 5802 `printable`: %x21-2B / %x2D-7E (no comma).
@@ -145,33 +179,48 @@ public struct SCRAMClient {
         escaped.reserveCapacity(name.utf8.count + 6)
         for byte in name.utf8 {
             switch byte {
-            case UInt8(ascii: "="): escaped += Array("=3D".utf8)
-            case UInt8(ascii: ","): escaped += Array("=2C".utf8)
+            case UInt8(ascii: "="): escaped += "=3D".utf8
+            case UInt8(ascii: ","): escaped += "=2C".utf8
             default: escaped.append(byte)
             }
         }
         return String(decoding: escaped, as: UTF8.self)
     }
 
-    /// The `k=v` attributes of one SCRAM message, in order (a later duplicate key wins on lookup).
+    /// The `k=v` attributes of one SCRAM message, in order, as ranges of the message's bytes (a later
+    /// duplicate key wins on lookup). Keys are one ASCII byte; values may contain `=`.
     struct Attributes {
-        var pairs: [(key: UInt8, value: String)] = []
+        let message: [UInt8]
+        /// The key byte and where its value is, per attribute (SCRAM messages have a handful).
+        private(set) var pairs: [(key: UInt8, value: Range<Int>)] = []
 
-        func value(_ key: Unicode.Scalar) -> String? {
+        init(_ message: [UInt8]) throws(SASLError) {
+            self.message = message
+            pairs.reserveCapacity(4)
+            var start = 0
+            while start <= message.count {
+                let end = message[start...].firstIndex(of: UInt8(ascii: ",")) ?? message.count
+                guard end - start >= 2, message[start + 1] == UInt8(ascii: "=") else {
+                    throw .malformed("attribute '\(String(decoding: message[start..<end], as: UTF8.self))'")
+                }
+                pairs.append((message[start], start + 2..<end))
+                start = end + 1
+            }
+        }
+
+        func range(_ key: Unicode.Scalar) -> Range<Int>? {
             pairs.last(where: { $0.key == UInt8(ascii: key) })?.value
         }
-    }
 
-    /// Parses `k=v,k=v` byte by byte (keys are one ASCII letter; values may contain `=`).
-    static func attributes(_ message: [UInt8]) throws(SASLError) -> Attributes {
-        var result = Attributes()
-        result.pairs.reserveCapacity(4)
-        for part in message.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
-            guard part.count >= 2, part[part.startIndex + 1] == UInt8(ascii: "=") else {
-                throw .malformed("attribute '\(String(decoding: part, as: UTF8.self))'")
-            }
-            result.pairs.append((part[part.startIndex], String(decoding: part.dropFirst(2), as: UTF8.self)))
+        /// The value as text (for errors and tests).
+        func text(_ key: Unicode.Scalar) -> String? {
+            range(key).map { String(decoding: message[$0], as: UTF8.self) }
         }
-        return result
+
+        /// Whether the first three keys are these, in this order.
+        func startsWith(_ first: Unicode.Scalar, _ second: Unicode.Scalar, _ third: Unicode.Scalar) -> Bool {
+            pairs.count >= 3 && pairs[0].key == UInt8(ascii: first) && pairs[1].key == UInt8(ascii: second)
+                && pairs[2].key == UInt8(ascii: third)
+        }
     }
 }

@@ -27,7 +27,7 @@ public struct EntityCaps: Sendable, Equatable {
         self.name = name
         var verification = "client/pc//\(name)<"
         for feature in self.features { verification += feature + "<" }
-        ver = Data(CryptoPrimitives.hash(.sha1, Array(verification.utf8))).base64EncodedString()
+        ver = Base64.encode(CryptoPrimitives.hash(.sha1, Array(verification.utf8)))
     }
 
     /// The `<c/>` element for an available presence.
