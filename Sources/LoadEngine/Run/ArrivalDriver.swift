@@ -35,7 +35,8 @@ final class ArrivalDriver {
     /// is its index in the schedule.
     private var nextArrival: Int
     private let segment: Segment
-    private var timer: Scheduled<Void>?
+    /// The next arrival's timer, with this driver as its handler.
+    private var timer = LoopCallback()
     private(set) var isExhausted = false
     private var stopped = false
     /// Called (on this loop) when this loop has no more arrivals and no live sessions.
@@ -95,8 +96,7 @@ final class ArrivalDriver {
         regulator?.cancel()
         regulator = nil
         context.stopChurn()
-        timer?.cancel()
-        timer = nil
+        timer.cancel()
         isExhausted = true
         checkIdle()
     }
@@ -110,13 +110,11 @@ final class ArrivalDriver {
             return
         }
         let due = runStart + TimeAmount(arrival.offset)
-        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleTask(deadline: due) { bound.value.fire() }
+        timer.arm(at: due, on: context.eventLoop, handler: self)
     }
 
     /// Starts every arrival that is due now, then arms the timer for the next one.
     private func fire() {
-        timer = nil
         if let control { return fireControlled(control) }
         let now = context.eventLoop.now
         var started = 0
@@ -248,8 +246,7 @@ final class ArrivalDriver {
         control = state
         controlPhase = phase
         isExhausted = false
-        timer?.cancel()
-        timer = nil
+        timer.cancel()
         if state.model == .closed {
             if regulator == nil {
                 let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -263,12 +260,10 @@ final class ArrivalDriver {
     }
 
     private func armControlled(_ control: ControlState) {
-        timer?.cancel()
-        timer = nil
+        timer.cancel()
         // Paused (or asked 0) until further notice: the next `apply` arms again.
         guard control.model == .open, let due = control.time(after: controlCursor, area: controlArea) else { return }
-        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleTask(deadline: deadline(due)) { bound.value.fire() }
+        timer.arm(at: deadline(due), on: context.eventLoop, handler: self)
     }
 
     /// Starts every controlled arrival that is due now (late ones are dropped, as the plan's).
@@ -332,5 +327,13 @@ enum ArrivalDrop {
         case .capacity: return "dropped-capacity"
         case .noFreeAccount: return "dropped-no-free-account"
         }
+    }
+}
+
+extension ArrivalDriver: NIOScheduledCallbackHandler {
+    /// The next arrival is due (`LoopCallback` tells a stale callback apart).
+    func handleScheduledCallback(eventLoop: some EventLoop) {
+        guard timer.fired(now: eventLoop.now) else { return }
+        fire()
     }
 }

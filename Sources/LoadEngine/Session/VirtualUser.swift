@@ -27,11 +27,8 @@ final class VirtualUser {
     /// The try of the current connection attempt: 0 is `endpoint`, k the k-th fallback of the
     /// session's RFC 2782 order (`RunEnvironment.endpointFallback`). Reset by every `.connect`.
     private var endpointAttempt: UInt16 = 0
-    /// The armed precise wake-up: a NIO scheduled callback with this user as its handler (no
-    /// allocation per arm, where `scheduleTask` makes a promise, a future and two closures), due at
-    /// `wakeDeadline`.
-    private var wake: NIOScheduledCallback?
-    private var wakeDeadline = NIODeadline.distantFuture
+    /// The precise wake-up, with this user as its handler.
+    private var wake = LoopCallback()
     /// Armed while the connection's socket does not drain; ends the session with `write-stalled`.
     /// The timers most sessions never arm (write stall, keep-alive), boxed so an idle session pays one
     /// pointer for them (memory per idle session, docs/ARCHITECTURE.md).
@@ -255,9 +252,9 @@ final class VirtualUser {
                     SessionTimeouts.Token(serial: serial, generation: timeoutGeneration),
                     at: loop.deadline(instant))
             case .armWake(let instant):
-                armWake(at: loop.deadline(instant))
+                wake.arm(at: loop.deadline(instant), on: loop.eventLoop, handler: self)
             case .cancelWake:
-                cancelWake()
+                wake.cancel()
             case .armKeepAlive(let instant):
                 keepAliveTask?.cancel()
                 let bound = NIOLoopBound(self, eventLoop: loop.eventLoop)
@@ -293,7 +290,7 @@ final class VirtualUser {
                 transcript = nil
                 hasEnded = true
                 timeoutGeneration &+= 1
-                cancelWake()
+                wake.cancel()
                 keepAliveTask?.cancel()
                 keepAliveTask = nil
                 loop.sessionEnded(self, failed: failure != nil)
@@ -305,30 +302,9 @@ final class VirtualUser {
 // MARK: - The wake-up
 
 extension VirtualUser: NIOScheduledCallbackHandler {
-    private func armWake(at deadline: NIODeadline) {
-        wake?.cancel()
-        wakeDeadline = deadline
-        do {
-            wake = try loop.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleCallback(at: deadline, handler: self)
-        } catch {
-            // The loop is shutting down: no wake-up comes, as none would from a task it dropped.
-            wake = nil
-        }
-    }
-
-    private func cancelWake() {
-        wake?.cancel()
-        wake = nil
-        wakeDeadline = .distantFuture
-    }
-
-    /// The wake-up is due. A callback cancelled after the loop took it for this tick still runs; it
-    /// is told apart by the deadline (the loop never runs a callback early, so one armed since is not
-    /// due yet, or due now and then the later one finds nothing armed).
+    /// The wake-up is due (`LoopCallback` tells a stale one apart).
     func handleScheduledCallback(eventLoop: some EventLoop) {
-        guard wake != nil, eventLoop.now >= wakeDeadline else { return }
-        wake = nil
-        wakeDeadline = .distantFuture
+        guard wake.fired(now: eventLoop.now) else { return }
         handle(.wakeFired)
     }
 }

@@ -1,7 +1,7 @@
 import NIOCore
 
 /// One event loop's session timeouts (login, step, logout): a `DeadlineHeap` served by a single NIO
-/// scheduled task armed at the earliest deadline.
+/// scheduled callback (`LoopCallback`) armed at the earliest deadline.
 ///
 /// Why not one `scheduleTask` per timeout: NIO allocates a promise, a task and a closure per call,
 /// may re-arm its timerfd, and cancelling searches its task queue linearly, so with thousands of
@@ -16,7 +16,7 @@ import NIOCore
 /// included, which is what keeps lazy cancellation from costing a wake-up per cancelled timeout.
 ///
 /// Loop-bound: call everything on `eventLoop`. Deadlines are `NIODeadline` nanoseconds (monotonic).
-final class SessionTimeouts {
+final class SessionTimeouts: NIOScheduledCallbackHandler {
     struct Token: Equatable {
         let serial: Int
         let generation: UInt32
@@ -27,7 +27,7 @@ final class SessionTimeouts {
 
     private let eventLoop: any EventLoop
     private var heap = DeadlineHeap<Token>()
-    private var armed: (task: Scheduled<Void>, deadline: Int64)?
+    private var armed = LoopCallback()
     /// Called on the loop for every entry that came due; the owner checks the token is current.
     var onExpire: (Token) -> Void = { _ in }
 
@@ -58,23 +58,18 @@ final class SessionTimeouts {
 
     /// Stops the loop task (the run is over); pending entries are dropped.
     func cancelAll() {
-        armed?.task.cancel()
-        armed = nil
+        armed.cancel()
         heap = DeadlineHeap()
     }
 
     private func rearmIfEarlier(than nanos: Int64) {
-        if let armed, armed.deadline <= nanos { return }
-        armed?.task.cancel()
-        let bound = NIOLoopBound(self, eventLoop: eventLoop)
-        let task = eventLoop.scheduleTask(deadline: NIODeadline.uptimeNanoseconds(UInt64(max(nanos, 0)))) {
-            bound.value.fire()
-        }
-        armed = (task, nanos)
+        let deadline = NIODeadline.uptimeNanoseconds(UInt64(max(nanos, 0)))
+        if armed.isArmed, armed.deadline <= deadline { return }
+        armed.arm(at: deadline, on: eventLoop, handler: self)
     }
 
-    private func fire() {
-        armed = nil
+    func handleScheduledCallback(eventLoop: some EventLoop) {
+        guard armed.fired(now: eventLoop.now) else { return }
         let now = Int64(clamping: eventLoop.now.uptimeNanoseconds)
         while let entry = heap.popDue(now: now) { onExpire(entry.payload) }
         if let next = heap.earliest { rearmIfEarlier(than: next) }
