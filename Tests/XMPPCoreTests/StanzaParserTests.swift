@@ -86,11 +86,49 @@ private func errorKind(_ body: () throws -> Void) -> String? {
             ("", "stream-header-invalid"),
             ("<stream version='1.0'>", "stream-header-invalid"),
             ("<!-- hi --><stream:stream xmlns:stream='http://etherx.jabber.org/streams'>", "xml-restricted"),
+            (" <?xml version='1.0'?><stream:stream xmlns:stream='http://etherx.jabber.org/streams'>", "xml-malformed"),
+            ("<?xml version='1.0'?><?xml version='1.0'?><stream:stream xmlns:stream='http://etherx.jabber.org/streams'>", "xml-malformed"),
+            ("<stream:stream xmlns:stream='http://etherx.jabber.org/streams' a='<'>", "xml-malformed"),
+            ("<stream:stream xmlns:stream='http://etherx.jabber.org/streams' xmlns:x=''>", "xml-malformed"),
         ] as [(String, String)])
     func invalidHeaders(input: String, kind: String) {
         // A stanza first, so the default namespace it was parsed with is in the parser's state.
         #expect(throws: Never.self) { _ = try parse("<message/>") }
         #expect(errorKind { _ = try parser.parseHeader(Array(input.utf8)) } == kind, "\(input)")
+    }
+
+    /// Headers with no prolog or a plain XML declaration go through a running push parser, any other
+    /// prolog through a document: both read the same header, and a bad header spoils neither the next
+    /// header nor a stanza.
+    @Test(arguments: [
+        "", "\n ", "<?xml version='1.0'?>", "<?xml version=\"1.0\"?>", "<?xml version='1.0'?>\n",
+        "<?xml version='1.0' encoding='UTF-8'?>", "<?xml version=\"1.0\" encoding=\"utf-8\"?>",
+        "<?xml version='1.0' encoding='ISO-8859-1'?>", "<?xml version='1.0' standalone='yes'?>",
+    ])
+    func everyPrologReadsTheSameHeader(prolog: String) throws {
+        let tag = "<stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' xml:lang='en' id='i' version='1.0'>"
+        let expected = try StanzaParser().parseHeader(Array(tag.utf8))
+        let plain = !prolog.contains("ISO") && !prolog.contains("standalone")
+        for round in 0..<3 {
+            let documents = parser.documentHeaders
+            #expect(try parser.parseHeader(Array((prolog + tag).utf8)) == expected, "round \(round)")
+            #expect(parser.documentHeaders == documents + (plain ? 0 : 1), "round \(round)")
+            #expect(errorKind { _ = try parser.parseHeader(Array("<stream:stream xmlns:stream='urn:x' a='1' a='2'>".utf8)) } == "xml-malformed")
+            #expect(try parse("<message to='x'/>").attribute("to") == "x")
+        }
+    }
+
+    @Test func manyHeadersInARowOnOneParser() throws {
+        var previous: StreamHeader?
+        for index in 0..<2_000 {
+            let header = try parser.parseHeader(
+                Array(
+                    "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' id='s\(index)'>".utf8))
+            #expect(header.id == "s\(index)")
+            #expect(header.namespaces == StanzaParser.clientStreamNamespaces)
+            if let previous { #expect(previous.id != header.id) }
+            previous = header
+        }
     }
 
     @Test func headerAttributesAreTakenOnlyWithoutAPrefixAndXMLLangOnlyInTheXMLNamespace() throws {

@@ -51,6 +51,10 @@ final class SAXElementBuilder: ParseErrorRecorder {
     var keepsRoot = false
     private(set) var root: XMLElement?
     private(set) var rootDeclarations: [XMLNamespaceDeclaration] = []
+    /// When set, the namespace declarations of the element at depth 2 (the one element inside a
+    /// running wrapper) are kept in `rootDeclarations`: how `StanzaParser` reads a stream header on a
+    /// `StanzaStream`.
+    var keepsDeclarations = false
 
     /// Parses next with the context owning `dictionary` (cached names of other live dictionaries stay
     /// valid: their addresses cannot recur while those live).
@@ -134,6 +138,12 @@ final class SAXElementBuilder: ParseErrorRecorder {
                 }
             }
             return
+        }
+        if keepsDeclarations, depth == 2, let namespaces {
+            for index in 0..<namespaceCount {
+                rootDeclarations.append(
+                    XMLNamespaceDeclaration(prefix: namespaces[2 * index].map(name) ?? "", uri: namespaces[2 * index + 1].map(name) ?? ""))
+            }
         }
         open.append(element)
         childStart.append(pendingChildren.count)

@@ -44,9 +44,16 @@ public final class StanzaParser {
     /// Stanza streams kept for different sets of prefixed declarations.
     private static let maximumStreams = 4
 
-    /// The header context (SAX callbacks into `headerBuilder`, which keeps the root).
+    /// The header context (SAX callbacks into `headerBuilder`, which keeps the root), for headers
+    /// with an unusual prolog.
     private var headerContext: UnsafeMutablePointer<xmlParserCtxt>
     private let headerBuilder = SAXElementBuilder()
+    /// A running push parser with an empty wrapper, for headers with no prolog or a plain XML
+    /// declaration (every server's): the start tag and its end tag are one chunk, as a stanza, so a
+    /// header costs no document (input buffer, input stream, prolog) of its own.
+    private var headerStream: StanzaStream?
+    /// Headers read as documents (an unusual prolog, or no running stream to be had): for tests.
+    private(set) var documentHeaders = 0
     /// Stanza streams, the most recently used last; SAX callbacks into `builder`.
     private var streams: [StanzaStream] = []
     private let builder = SAXElementBuilder()
@@ -84,24 +91,33 @@ public final class StanzaParser {
         guard let name = Self.firstTagName(in: bytes) else {
             throw .invalidHeader("no start tag")
         }
+        let plainStart = Self.startOfTagAfterPlainProlog(in: bytes)
         document.removeAll(keepingCapacity: true)
-        document.append(contentsOf: bytes)
+        document.append(contentsOf: bytes[(plainStart ?? 0)...])
         document.append(contentsOf: [UInt8(ascii: "<"), UInt8(ascii: "/")])
         document.append(contentsOf: name)
         document.append(UInt8(ascii: ">"))
-        try parseHeaderDocument()
-        guard let root = headerBuilder.root else {
-            throw .invalidHeader("no root element")
+        let root: XMLElement
+        let declarations: [XMLNamespaceDeclaration]
+        if plainStart != nil, let parsed = try parseHeaderOnStream() {
+            (root, declarations) = parsed
+        } else {
+            documentHeaders += 1
+            try parseHeaderDocument()
+            guard let documentRoot = headerBuilder.root else {
+                throw .invalidHeader("no root element")
+            }
+            (root, declarations) = (documentRoot, headerBuilder.rootDeclarations)
         }
         guard root.name == "stream", root.namespace == XMPPNamespace.streams else {
             throw .invalidHeader("expected <stream> in \(XMPPNamespace.streams), got <\(root.name)> in '\(root.namespace)'")
         }
-        guard headerBuilder.rootDeclarations.count <= limits.maxHeaderNamespaces else {
+        guard declarations.count <= limits.maxHeaderNamespaces else {
             throw .namespaceLimit(limits.maxHeaderNamespaces)
         }
         var header = StreamHeader(
             qualifiedName: String(decoding: name, as: UTF8.self),
-            from: nil, to: nil, id: nil, version: nil, language: nil, namespaces: headerBuilder.rootDeclarations)
+            from: nil, to: nil, id: nil, version: nil, language: nil, namespaces: declarations)
         // Attribute names come qualified: unprefixed ones are in no namespace, and only `xml:` may name
         // the XML namespace.
         for attribute in root.attributes {
@@ -253,6 +269,32 @@ public final class StanzaParser {
         try Self.checkParse(of: headerContext, into: headerBuilder)
     }
 
+    /// Parses `document` (a header without prolog and its end tag) as the one element inside
+    /// `headerStream`'s wrapper; nil when no stream can be made (then the document path runs).
+    private func parseHeaderOnStream() throws(XMPPStreamError) -> (XMLElement, [XMLNamespaceDeclaration])? {
+        if let stream = headerStream, stream.isWorn {
+            headerStream = nil
+            builder.forgetNames()
+            contextRenewals += 1
+        }
+        if headerStream == nil { headerStream = StanzaStream(prefixed: [], builder: builder) }
+        guard let stream = headerStream else { return nil }
+        builder.implicitDefault = ""
+        builder.keepsDeclarations = true
+        defer { builder.keepsDeclarations = false }
+        let parsed: Result<XMLElement, XMPPStreamError> = document.withUnsafeBytes { bytes in
+            Result { () throws(XMPPStreamError) in try stream.parse(bytes, into: builder) }
+        }
+        switch parsed {
+        case .success(let element):
+            return (element, builder.rootDeclarations)
+        case .failure(let error):
+            headerStream = nil
+            builder.forgetNames()
+            throw error
+        }
+    }
+
     /// Throws what stopped or spoiled the parse just run on `context`, if anything did.
     static func checkParse(of context: UnsafeMutablePointer<xmlParserCtxt>, into builder: SAXElementBuilder) throws(XMPPStreamError) {
         if let restricted = builder.restricted { throw .restricted(restricted) }
@@ -279,6 +321,33 @@ public final class StanzaParser {
     }
 
     // MARK: - Header
+
+    /// XML declarations that say nothing a parser must act on (the version every parser reads, UTF-8).
+    private static let plainDeclarations: [[UInt8]] = ["'", "\""].flatMap { quote in
+        [
+            "<?xml version=\(quote)1.0\(quote)?>", "<?xml version=\(quote)1.0\(quote) encoding=\(quote)UTF-8\(quote)?>",
+            "<?xml version=\(quote)1.0\(quote) encoding=\(quote)utf-8\(quote)?>",
+        ].map { Array($0.utf8) }
+    }
+
+    /// Where the start tag begins when what comes before it is nothing, whitespace, or one of
+    /// `plainDeclarations`; nil for any other prolog (a DOCTYPE, a comment, another declaration),
+    /// which the document path judges.
+    private static func startOfTagAfterPlainProlog(in bytes: [UInt8]) -> Int? {
+        var index = 0
+        func skipWhitespace() {
+            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A || bytes[index] == 0x0D {
+                index += 1
+            }
+        }
+        // A declaration comes first or not at all (whitespace may follow it, or start a document without one).
+        if let declaration = plainDeclarations.first(where: { bytes.starts(with: $0) }) { index = declaration.count }
+        skipWhitespace()
+        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "<"), bytes[index + 1] != UInt8(ascii: "?"),
+            bytes[index + 1] != UInt8(ascii: "!")
+        else { return nil }
+        return index
+    }
 
     /// The name of the first start tag in `bytes` (after an optional XML declaration and whitespace).
     private static func firstTagName(in bytes: [UInt8]) -> ArraySlice<UInt8>? {

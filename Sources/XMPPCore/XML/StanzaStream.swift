@@ -41,6 +41,9 @@ final class StanzaStream {
             XMLEscaping.appendAttributeValue(declaration.uri, to: &opening)
             opening.append(UInt8(ascii: "'"))
         }
+        // libxml2's push parser starts only once it has 4 bytes (to sniff the encoding): `<w>` alone
+        // would leave the wrapper unopened.
+        if prefixed.isEmpty { opening.append(UInt8(ascii: " ")) }
         opening.append(UInt8(ascii: ">"))
         builder.use(dictionary: context.pointee.dict)
         builder.reset()
