@@ -53,12 +53,27 @@ final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
     /// elements need of it, and 8 bytes per connection where the whole header would be ~100.
     private var namespaces: [XMLNamespaceDeclaration]?
     private var failed = false
+    /// The session handler above, called directly with each event instead of through the pipeline:
+    /// a `channelRead` boxes the event in an `NIOAny` (an element is larger than its inline storage),
+    /// one allocation per stanza. Held while both are in the pipeline; each side lets go when removed.
+    /// Nil (the probe's pipeline): events are fired up the pipeline.
+    var receiver: SessionChannelHandler?
+    private var context: ChannelHandlerContext?
 
     /// `parser` and `scratch` are the event loop's, shared by its connections.
     init(parser: StanzaParser, scratch: OutboundScratch) {
         self.parser = parser
         self.scratch = scratch
         self.framer = XMLStreamFramer(limits: parser.limits)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        receiver = nil
     }
 
     /// The next unit the server sends must be a new stream header.
@@ -97,14 +112,22 @@ final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             case .opened(let header):
                 namespaces = header.namespaces
-                context.fireChannelRead(wrapInboundOut(.opened(header)))
+                deliver(.opened(header), context: context)
             case .element(let element):
-                context.fireChannelRead(wrapInboundOut(.element(element)))
+                deliver(.element(element), context: context)
             case .closed:
-                context.fireChannelRead(wrapInboundOut(.closed))
+                deliver(.closed, context: context)
             case .elementBeforeHeader:
                 return fail(context: context, SessionError.noStreamHeader)
             }
+        }
+    }
+
+    private func deliver(_ event: XMPPStreamEvent, context: ChannelHandlerContext) {
+        if let receiver {
+            receiver.received(event)
+        } else {
+            context.fireChannelRead(wrapInboundOut(event))
         }
     }
 
@@ -124,23 +147,29 @@ final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: - Outbound
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let buffer: ByteBuffer
-        switch unwrapOutboundIn(data) {
-        case .header(let domain):
-            buffer = context.channel.allocator.buffer(bytes: Stanza.streamHeader(to: domain))
-        case .element(let element):
-            buffer = scratch.encode(allocator: context.channel.allocator) {
-                element.serialize(into: &$0, parentNamespace: XMPPNamespace.client)
-            }
-        case .message(let message):
-            buffer = scratch.encode(allocator: context.channel.allocator) {
-                message.serialize(into: &$0, parentNamespace: XMPPNamespace.client)
-            }
-        case .raw(let text):
-            buffer = context.channel.allocator.buffer(string: text)
-        case .close:
-            buffer = context.channel.allocator.buffer(bytes: Stanza.streamClose)
+        context.write(wrapOutboundOut(encode(unwrapOutboundIn(data), allocator: context.channel.allocator)), promise: promise)
+    }
+
+    /// `output` written below this codec, straight from the session handler above (no `NIOAny` box).
+    func write(_ output: XMPPStreamOutput, flush: Bool) {
+        guard let context else { return }
+        let buffer = wrapOutboundOut(encode(output, allocator: context.channel.allocator))
+        if flush {
+            context.writeAndFlush(buffer, promise: nil)
+        } else {
+            context.write(buffer, promise: nil)
         }
-        context.write(wrapOutboundOut(buffer), promise: promise)
+    }
+
+    private func encode(_ output: XMPPStreamOutput, allocator: ByteBufferAllocator) -> ByteBuffer {
+        scratch.encode(allocator: allocator) { bytes in
+            switch output {
+            case .header(let domain): Stanza.appendStreamHeader(to: domain, into: &bytes)
+            case .element(let element): element.serialize(into: &bytes, parentNamespace: XMPPNamespace.client)
+            case .message(let message): message.serialize(into: &bytes, parentNamespace: XMPPNamespace.client)
+            case .raw(let text): bytes += text.utf8
+            case .close: bytes += Stanza.streamClose
+            }
+        }
     }
 }

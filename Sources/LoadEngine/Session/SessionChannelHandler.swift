@@ -19,6 +19,9 @@ final class SessionChannelHandler: ChannelInboundHandler {
 
     private let user: VirtualUser
     let codec: any StreamRestarting
+    /// TCP's codec, which takes writes and gives events directly instead of through the pipeline
+    /// (`XMPPStreamCodec.receiver`); the web transports' codecs go through the pipeline.
+    private let direct: XMPPStreamCodec?
     private let byteCounter: WireByteCounter
     private var context: ChannelHandlerContext?
     private var isReading = false
@@ -28,18 +31,21 @@ final class SessionChannelHandler: ChannelInboundHandler {
         self.user = user
         self.codec = codec
         self.byteCounter = byteCounter
+        direct = codec as? XMPPStreamCodec
     }
 
     // MARK: - Channel events
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        direct?.receiver = self
         user.attach(self)
         if context.channel.isActive { user.connectionActive(self) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        direct?.receiver = nil
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -48,8 +54,13 @@ final class SessionChannelHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        received(unwrapInboundIn(data))
+    }
+
+    /// One decoded stream event (from `channelRead`, or from TCP's codec directly).
+    func received(_ event: XMPPStreamEvent) {
         isReading = true
-        switch unwrapInboundIn(data) {
+        switch event {
         case .opened(let header):
             user.connection(self, opened: header)
         case .element(let element):
@@ -116,7 +127,10 @@ final class SessionChannelHandler: ChannelInboundHandler {
             user.connection(self, sent: .abort(.writeStalled))
             return
         }
-        if isReading {
+        if let direct {
+            direct.write(output, flush: !isReading)
+            needsFlush = needsFlush || isReading
+        } else if isReading {
             context.write(wrapOutboundOut(output), promise: nil)
             needsFlush = true
         } else {

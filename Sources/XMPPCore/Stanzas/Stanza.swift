@@ -6,12 +6,20 @@
 public enum Stanza {
     /// The opening stream header a client sends (RFC 6120 §4.7), with an XML declaration.
     public static func streamHeader(to domain: String) -> [UInt8] {
-        var bytes: [UInt8] = Array(
-            "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' version='1.0' to='".utf8)
-        XMLEscaping.appendAttributeValue(domain, to: &bytes)
-        bytes.append(contentsOf: "'>".utf8)
+        var bytes: [UInt8] = []
+        appendStreamHeader(to: domain, into: &bytes)
         return bytes
     }
+
+    /// Appends `streamHeader(to:)` to `out`.
+    public static func appendStreamHeader(to domain: String, into out: inout [UInt8]) {
+        out += streamHeaderStart
+        XMLEscaping.appendAttributeValue(domain, to: &out)
+        out.append(contentsOf: "'>".utf8)
+    }
+
+    private static let streamHeaderStart = Array(
+        "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' version='1.0' to='".utf8)
 
     /// The closing tag of the stream.
     public static let streamClose: [UInt8] = Array("</stream:stream>".utf8)
