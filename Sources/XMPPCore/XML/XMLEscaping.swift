@@ -39,21 +39,21 @@ enum XMLEscaping {
 
     /// Appends ` name='value'`: `name` as is, `value` escaped.
     static func appendAttribute(_ name: String, _ value: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: " "))
-        appendRaw(name, to: &out)
-        out.append(UInt8(ascii: "="))
-        out.append(UInt8(ascii: "'"))
-        appendAttributeValue(value, to: &out)
-        out.append(UInt8(ascii: "'"))
+        appendAttribute(name, to: &out) { appendAttributeValue(value, to: &$0) }
     }
 
     /// Appends ` name='value'` for a number.
     static func appendAttribute(_ name: String, _ value: some FixedWidthInteger, to out: inout [UInt8]) {
+        appendAttribute(name, to: &out) { appendDecimal(value, to: &$0) }
+    }
+
+    /// Appends ` name='`, what `value` writes, then `'`.
+    private static func appendAttribute(_ name: String, to out: inout [UInt8], value: (inout [UInt8]) -> Void) {
         out.append(UInt8(ascii: " "))
         appendRaw(name, to: &out)
         out.append(UInt8(ascii: "="))
         out.append(UInt8(ascii: "'"))
-        appendDecimal(value, to: &out)
+        value(&out)
         out.append(UInt8(ascii: "'"))
     }
 
