@@ -15,24 +15,36 @@ import XMPPCore
 ///
 /// Loop-bound: lives on its `LoopContext`'s event loop; registered there by serial while alive.
 final class VirtualUser {
+    // Stored properties are laid out in declaration order: the small ones follow `wake` to fill the
+    // bytes after its handle, so an idle session's user object stays in its malloc size class
+    // (memory per idle session, docs/ARCHITECTURE.md).
     private(set) var machine: SessionMachine
     unowned let loop: LoopContext
-    /// The closed-model user (or open-model arrival) this session serves, and its load phase.
-    let userIndex: Int
-    let phase: Int
-    /// The server endpoint this user connects to (an index into `RunEnvironment.resolvedEndpoints`).
-    let endpoint: Int
     private var connection: SessionChannelHandler?
+    /// The timers most sessions never arm (write stall, keep-alive), boxed so an idle session pays one
+    /// pointer for them.
+    private var occasional: OccasionalTimers?
+    /// The last stanzas while the session is busy (nil while it rests: memory per idle session); offered
+    /// to the loop's failure forensics when a failure ends the session.
+    private var transcript: SessionTranscript?
+    /// The closed-model user (or open-model arrival) this session serves.
+    let userIndex: Int
+    /// The precise wake-up, with this user as its handler.
+    private var wake = LoopCallback()
     private var timeoutGeneration: UInt32 = 0
     /// The try of the current connection attempt: 0 is `endpoint`, k the k-th fallback of the
     /// session's RFC 2782 order (`RunEnvironment.endpointFallback`). Reset by every `.connect`.
     private var endpointAttempt: UInt16 = 0
-    /// The precise wake-up, with this user as its handler.
-    private var wake = LoopCallback()
+    private var hasEnded = false
+    private let storedPhase: Int32
+    private let storedEndpoint: Int32
+
+    /// The session's load phase.
+    var phase: Int { Int(storedPhase) }
+    /// The server endpoint this user connects to (an index into `RunEnvironment.resolvedEndpoints`).
+    var endpoint: Int { Int(storedEndpoint) }
+
     /// Armed while the connection's socket does not drain; ends the session with `write-stalled`.
-    /// The timers most sessions never arm (write stall, keep-alive), boxed so an idle session pays one
-    /// pointer for them (memory per idle session, docs/ARCHITECTURE.md).
-    private var occasional: OccasionalTimers?
     private var stallTask: Scheduled<Void>? {
         get { occasional?.stall }
         set { if newValue != nil || occasional != nil { timers().stall = newValue } }
@@ -48,17 +60,13 @@ final class VirtualUser {
         occasional = made
         return made
     }
-    private var hasEnded = false
-    /// The last stanzas while the session is busy (nil while it rests: memory per idle session); offered
-    /// to the loop's failure forensics when a failure ends the session.
-    private var transcript: SessionTranscript?
 
     init(machine: SessionMachine, loop: LoopContext, userIndex: Int, phase: Int, endpoint: Int = 0) {
         self.machine = machine
         self.loop = loop
         self.userIndex = userIndex
-        self.phase = phase
-        self.endpoint = endpoint
+        storedPhase = Int32(phase)  // phases and endpoints are counted in the dozens
+        storedEndpoint = Int32(endpoint)
     }
 
     var serial: Int { machine.identity.serial }

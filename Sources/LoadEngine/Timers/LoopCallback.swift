@@ -11,8 +11,9 @@ import NIOCore
 ///
 /// Loop-bound: use on the owner's event loop only. `deadline` is `distantFuture` while unarmed.
 struct LoopCallback {
-    private var callback: NIOScheduledCallback?
     private(set) var deadline = NIODeadline.distantFuture
+    /// Last, so that its owner's small fields can follow in the handle's tail bytes.
+    private var callback: NIOScheduledCallback?
 
     var isArmed: Bool { callback != nil }
 
