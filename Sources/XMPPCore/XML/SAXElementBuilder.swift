@@ -130,23 +130,22 @@ final class SAXElementBuilder: ParseErrorRecorder {
         }
         guard depth > 1 else {
             root = element
-            if let namespaces {
-                for index in 0..<namespaceCount {
-                    rootDeclarations.append(
-                        XMLNamespaceDeclaration(
-                            prefix: namespaces[2 * index].map(name) ?? "", uri: namespaces[2 * index + 1].map(name) ?? ""))
-                }
-            }
+            keepDeclarations(namespaces, count: namespaceCount)
             return
         }
-        if keepsDeclarations, depth == 2, let namespaces {
-            for index in 0..<namespaceCount {
-                rootDeclarations.append(
-                    XMLNamespaceDeclaration(prefix: namespaces[2 * index].map(name) ?? "", uri: namespaces[2 * index + 1].map(name) ?? ""))
-            }
-        }
+        if keepsDeclarations, depth == 2 { keepDeclarations(namespaces, count: namespaceCount) }
         open.append(element)
         childStart.append(pendingChildren.count)
+    }
+
+    /// Appends an element's namespace declarations (two pointers each: prefix, nil for the default
+    /// namespace, and URI) to `rootDeclarations`.
+    private func keepDeclarations(_ namespaces: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, count: Int) {
+        guard let namespaces else { return }
+        for index in 0..<count {
+            rootDeclarations.append(
+                XMLNamespaceDeclaration(prefix: namespaces[2 * index].map(name) ?? "", uri: namespaces[2 * index + 1].map(name) ?? ""))
+        }
     }
 
     func endElement() {
