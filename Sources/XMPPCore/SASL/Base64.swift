@@ -19,35 +19,32 @@ enum Base64 {
     /// `bytes` in base64, as ASCII bytes appended to `out`.
     static func encode(_ bytes: some Collection<UInt8>, into out: inout [UInt8]) {
         out.reserveCapacity(out.count + encodedCount(bytes.count))
+        forEachCharacter(of: bytes) { out.append($0) }
+    }
+
+    /// `bytes` in base64.
+    static func encode(_ bytes: some Collection<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: encodedCount(bytes.count)) { buffer in
+            var written = 0
+            forEachCharacter(of: bytes) {
+                buffer[written] = $0
+                written += 1
+            }
+            return written
+        }
+    }
+
+    /// Calls `emit` with each character of `bytes` in base64, in order.
+    private static func forEachCharacter(of bytes: some Collection<UInt8>, _ emit: (UInt8) -> Void) {
         var iterator = bytes.makeIterator()
         while let first = iterator.next() {
             let second = iterator.next()
             let third = second == nil ? nil : iterator.next()
             let group = UInt32(first) << 16 | UInt32(second ?? 0) << 8 | UInt32(third ?? 0)
-            out.append(alphabet[Int(group >> 18 & 0x3F)])
-            out.append(alphabet[Int(group >> 12 & 0x3F)])
-            out.append(second == nil ? UInt8(ascii: "=") : alphabet[Int(group >> 6 & 0x3F)])
-            out.append(third == nil ? UInt8(ascii: "=") : alphabet[Int(group & 0x3F)])
-        }
-    }
-
-    /// `bytes` in base64.
-    static func encode(_ bytes: some Collection<UInt8>) -> String {
-        let count = encodedCount(bytes.count)
-        return String(unsafeUninitializedCapacity: count) { buffer in
-            var written = 0
-            var iterator = bytes.makeIterator()
-            while let first = iterator.next() {
-                let second = iterator.next()
-                let third = second == nil ? nil : iterator.next()
-                let group = UInt32(first) << 16 | UInt32(second ?? 0) << 8 | UInt32(third ?? 0)
-                buffer[written] = alphabet[Int(group >> 18 & 0x3F)]
-                buffer[written + 1] = alphabet[Int(group >> 12 & 0x3F)]
-                buffer[written + 2] = second == nil ? UInt8(ascii: "=") : alphabet[Int(group >> 6 & 0x3F)]
-                buffer[written + 3] = third == nil ? UInt8(ascii: "=") : alphabet[Int(group & 0x3F)]
-                written += 4
-            }
-            return written
+            emit(alphabet[Int(group >> 18 & 0x3F)])
+            emit(alphabet[Int(group >> 12 & 0x3F)])
+            emit(second == nil ? UInt8(ascii: "=") : alphabet[Int(group >> 6 & 0x3F)])
+            emit(third == nil ? UInt8(ascii: "=") : alphabet[Int(group & 0x3F)])
         }
     }
 
