@@ -35,11 +35,7 @@ final class StanzaStream {
         StanzaParser.configure(context, builder: builder)
         var opening = Array("<w".utf8)
         for declaration in prefixed {
-            opening.append(UInt8(ascii: " "))
-            XMLEscaping.appendRaw("xmlns:" + declaration.prefix, to: &opening)
-            opening.append(contentsOf: [UInt8(ascii: "="), UInt8(ascii: "'")])
-            XMLEscaping.appendAttributeValue(declaration.uri, to: &opening)
-            opening.append(UInt8(ascii: "'"))
+            XMLEscaping.appendAttribute("xmlns:" + declaration.prefix, declaration.uri, to: &opening)
         }
         // libxml2's push parser starts only once it has 4 bytes (to sniff the encoding): `<w>` alone
         // would leave the wrapper unopened.
