@@ -109,8 +109,8 @@ extension LoginMachine {
 
     static func decodeBase64(_ text: String) -> [UInt8]? {
         // Whitespace is allowed around (and by some servers inside) the payload: skipped byte-wise.
-        let payload = text.utf8.lazy.filter { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
-        if payload.first == nil || (payload.first == 0x3D && payload.dropFirst().first == nil) { return [] }
+        let payload = text.utf8.lazy.filter { !Base64.isWhitespace($0) }
+        if payload.isEmpty || payload.elementsEqual([UInt8(ascii: "=")]) { return [] }
         return Base64.decode(text.utf8, skippingWhitespace: true)
     }
 }

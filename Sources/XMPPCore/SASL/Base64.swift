@@ -50,6 +50,11 @@ enum Base64 {
 
     static func encodedCount(_ count: Int) -> Int { (count + 2) / 3 * 4 }
 
+    /// Space, tab, CR or LF: what `decode(_:skippingWhitespace:)` skips.
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
     /// The bytes `text` encodes, or nil when it is not strict base64. With `skippingWhitespace`,
     /// spaces, tabs, CR and LF anywhere are ignored first (SASL payloads may be wrapped).
     static func decode(_ text: some Collection<UInt8>, skippingWhitespace: Bool = false) -> [UInt8]? {
@@ -59,7 +64,7 @@ enum Base64 {
         var inGroup = 0
         var padding = 0
         for byte in text {
-            if skippingWhitespace, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { continue }
+            if skippingWhitespace, isWhitespace(byte) { continue }
             if byte == UInt8(ascii: "=") {
                 // Padding only in the last two places of a group.
                 guard inGroup >= 2 else { return nil }
