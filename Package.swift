@@ -21,8 +21,6 @@ let package = Package(
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // OpenSSL's libcrypto (Debian: libssl-dev) for PBKDF2, HMAC and SHA in SCRAM.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        // OpenSSL's libssl (Debian: libssl-dev) for the TLS client handler; see Sources/CLibSSL/shim.h.
-        .systemLibrary(name: "CLibSSL", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
 
         // Pure protocol: XML model, stream framer, stanza parser, SASL, login state machine. No I/O.
         .target(name: "XMPPCore", dependencies: ["CLibXML2", "CCrypto"]),
@@ -43,7 +41,7 @@ let package = Package(
         .target(
             name: "LoadEngine",
             dependencies: [
-                "XMPPCore", "LoadProfile", "LoadResults", "SessionCore", "CLibSSL",
+                "XMPPCore", "LoadProfile", "LoadResults", "SessionCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -53,22 +51,34 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ]),
+        // The control port: an input that steers a running run (`--control-port`), and its client.
+        .target(
+            name: "RunControl",
+            dependencies: [
+                "LoadEngine", "LoadProfile", "LoadResults",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
+        // Ways to run loads, as library types the command line only parses for and prints: run
+        // options resolved into a configuration, the capacity search's steps, `ab`'s rounds.
+        .target(name: "LoadRunners", dependencies: ["LoadEngine", "LoadProfile", "LoadResults", "XMPPCore"]),
         // The command line: run | capacity | check | plan | report | compare | ab | provision | probe | control.
         .executableTarget(
             name: "xmppload",
             dependencies: [
-                "LoadEngine", "LoadProfile", "LoadResults", "XMPPCore",
+                "LoadEngine", "LoadProfile", "LoadResults", "XMPPCore", "LoadRunners", "RunControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
         // glibc's live heap and process CPU for Benchmarks/tls-floor.
         .systemLibrary(name: "CMallocInfo", path: "Benchmarks/malloc-info"),
-        // Benchmarks/tls-floor: what NIOSSL and OpenSSLClientHandler hold per idle connection, and CPU
-        // per handshake (scripts/bench-sessions).
+        // Benchmarks/tls-floor: what NIOSSL holds per idle connection, and CPU per handshake
+        // (scripts/bench-sessions).
         .executableTarget(
             name: "tls-floor",
             dependencies: [
-                "LoadEngine", "CMallocInfo",
+                "CMallocInfo",
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -97,21 +107,18 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ], resources: [.copy("Transcripts")]),
-        // OpenSSLClientHandler against NIOSSL's server handler on loopback.
         .testTarget(
-            name: "OpenSSLHandlerTests",
+            name: "RunControlTests",
             dependencies: [
-                "LoadEngine", "SessionCore",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                "RunControl", "LoadEngine", "LoadProfile", "LoadResults", .product(name: "NIOCore", package: "swift-nio"),
             ]),
+        .testTarget(
+            name: "LoadRunnersTests",
+            dependencies: ["LoadRunners", "LoadEngine", "LoadProfile", "LoadResults", "XMPPCore", "RunControl"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "LoadEngine", "LoadResults", "LoadProfile", "XMPPCore", "SessionCore",
+                "LoadEngine", "LoadResults", "LoadProfile", "XMPPCore", "SessionCore", "LoadRunners", "RunControl",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),

@@ -1,23 +1,23 @@
 // tls-floor: what the TLS library itself holds per idle connection (issue 15), with no XMPP, parser,
-// session or metrics on top, and what a handshake costs in CPU (issue 30): NIOSSL (BoringSSL) beside
-// xmppload's OpenSSLClientHandler (Debian's libssl with SSL_MODE_RELEASE_BUFFERS). Built by
+// session or metrics on top, and what a handshake costs in CPU (issue 30): NIOSSL (BoringSSL) beside a
+// plain socket. (An OpenSSL client handler on Debian's libssl was measured here until issue 39 removed
+// it: +24 % CPU per handshake, ~24 KiB per idle connection; docs/ARCHITECTURE.md keeps the figures.) Built by
 // `swift build -c release --product tls-floor`; driven by `scripts/bench-sessions` (ONLY=tls-memory,
 // ONLY=tls-libssl), which prints the split next to xmppload's STARTTLS figure.
 //
 //   tls-floor serve --cert FILE --key FILE      NIO echo server on 127.0.0.1, a free port, TLS and plain
 //                                               listeners; prints "tls PORT" and "plain PORT", serves
 //                                               until it is killed
-//   tls-floor connect --port P --connections N [--tls | --openssl] [--bytes B]
+//   tls-floor connect --port P --connections N [--tls] [--bytes B]
 //                                               one event loop opens N connections to 127.0.0.1:P (TLS
 //                                               through NIOSSL with one shared NIOSSLContext and a
-//                                               NIOSSLClientHandler each, as xmppload does; through
-//                                               OpenSSLClientHandler with one shared OpenSSLContext; or
+//                                               NIOSSLClientHandler each, as xmppload does; or
 //                                               plain), sends B bytes (64) on each and waits for the
 //                                               echo, then idles 2 s and prints "connections N
 //                                               rss_before B rss_after A heap_before H heap_after I"
 //                                               (bytes; RSS from /proc/self/statm, heap = bytes malloc
 //                                               has handed out, glibc's mallinfo2)
-//   tls-floor handshakes --port P --count N (--tls | --openssl) [--parallel K]
+//   tls-floor handshakes --port P --count N --tls [--parallel K]
 //                                               N connections, K (10) at a time: connect, handshake,
 //                                               close; prints "handshakes N stack S cpu_us_per_handshake
 //                                               C wall_s W" (user + system CPU of this process over N)
@@ -28,7 +28,6 @@
 
 import CMallocInfo
 import Foundation
-import LoadEngine
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -85,23 +84,21 @@ func cpuMicroseconds() -> Int { Int(xl_process_cpu_us()) }
 
 /// Which TLS client a connection uses.
 enum Stack: String {
-    case plain, nio = "niossl", openssl
+    case plain, nio = "niossl"
 
     init(_ arguments: [String]) {
-        self = arguments.contains("--openssl") ? .openssl : arguments.contains("--tls") ? .nio : .plain
+        self = arguments.contains("--tls") ? .nio : .plain
     }
 }
 
 /// The shared client contexts: made once per process, as xmppload makes one per run.
 struct Contexts {
     let nio: NIOSSLContext
-    let openssl: OpenSSLContext
 
     init() throws {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.certificateVerification = .none
         nio = try NIOSSLContext(configuration: configuration)
-        openssl = try OpenSSLContext(verifies: false)
     }
 
     func add(_ stack: Stack, to channel: Channel) throws {
@@ -109,8 +106,6 @@ struct Contexts {
         case .plain: break
         case .nio:
             try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: nio, serverHostname: nil))
-        case .openssl:
-            try channel.pipeline.syncOperations.addHandler(OpenSSLClientHandler(context: openssl, serverHostname: nil))
         }
     }
 }
@@ -246,7 +241,7 @@ case "serve":
 case "connect":
     guard let port = option("--port", in: arguments).flatMap(Int.init), (1...65535).contains(port),
         let connections = option("--connections", in: arguments).flatMap(Int.init), (1...18_000).contains(connections)
-    else { fail("usage: tls-floor connect --port P --connections N (1...18000) [--tls | --openssl]") }
+    else { fail("usage: tls-floor connect --port P --connections N (1...18000) [--tls]") }
     let bytes = option("--bytes", in: arguments).flatMap(Int.init) ?? 64
     guard (1...1_000_000).contains(bytes) else { fail("--bytes must be 1...1000000") }
     try connect(port: port, connections: connections, stack: Stack(arguments), bytes: bytes)
@@ -254,12 +249,12 @@ case "handshakes":
     guard let port = option("--port", in: arguments).flatMap(Int.init), (1...65535).contains(port),
         let count = option("--count", in: arguments).flatMap(Int.init), (1...1_000_000).contains(count),
         Stack(arguments) != .plain
-    else { fail("usage: tls-floor handshakes --port P --count N (1...1000000) (--tls | --openssl) [--parallel K]") }
+    else { fail("usage: tls-floor handshakes --port P --count N (1...1000000) --tls [--parallel K]") }
     let parallel = option("--parallel", in: arguments).flatMap(Int.init) ?? 10
     guard (1...1000).contains(parallel) else { fail("--parallel must be 1...1000") }
     try handshakes(port: port, count: count, stack: Stack(arguments), parallel: parallel)
 default:
     fail(
-        "usage: tls-floor serve --cert FILE --key FILE | connect --port P --connections N [--tls | --openssl]"
-            + " | handshakes --port P --count N (--tls | --openssl)")
+        "usage: tls-floor serve --cert FILE --key FILE | connect --port P --connections N [--tls]"
+            + " | handshakes --port P --count N --tls")
 }

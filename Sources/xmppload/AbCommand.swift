@@ -4,10 +4,7 @@
 import ArgumentParser
 import Foundation
 import LoadResults
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import LoadRunners
 
 /// `xmppload ab PROFILE --baseline-server A --candidate-server B --rounds N [run flags…] --out DIR`.
 ///
@@ -19,7 +16,7 @@ import Glibc
 /// `XMPPLOAD_PASSWORD`, never their argv. The rounds are then judged paired (`Comparison.make(…,
 /// paired: true)`): per round the change candidate − baseline, bootstrapped over rounds. Exit codes as
 /// `compare` (0, 3, 4; 2 usage), plus 1 when a run could not run and 130 when one was interrupted.
-struct AbCommand: ParsableCommand {
+struct AbCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ab",
         abstract: "Run one plan against two servers in interleaved rounds and judge the difference, paired by round.",
@@ -114,43 +111,30 @@ struct AbCommand: ParsableCommand {
         return (flags, password)
     }
 
-    /// One run of the plan: its round, side and results directory.
-    struct PlannedRun {
-        var round: Int
-        var side: String
-        var servers: [String]
-        var label: String
-        var directory: String
+    /// The comparison's runs (`ABPlan`): round k baseline first when k is odd.
+    var plan: ABPlan {
+        ABPlan(
+            rounds: rounds, baseline: ABPlan.Side(role: "baseline", label: baselineLabel, servers: baselineServer),
+            candidate: ABPlan.Side(role: "candidate", label: candidateLabel, servers: candidateServer), out: out)
     }
 
-    /// Round k: baseline first when k is odd, candidate first when even.
-    func schedule() -> [PlannedRun] {
-        (1...rounds).flatMap { round in
-            let baseline = PlannedRun(
-                round: round, side: "baseline", servers: baselineServer, label: baselineLabel, directory: "\(out)/round-\(round)-baseline")
-            let candidate = PlannedRun(
-                round: round, side: "candidate", servers: candidateServer, label: candidateLabel, directory: "\(out)/round-\(round)-candidate")
-            return round % 2 == 1 ? [baseline, candidate] : [candidate, baseline]
-        }
-    }
-
-    func run() throws {
+    func run() async throws {
         let (flags, password) = passThrough
         let overwrite = flags.contains("--overwrite")
-        let plan = schedule()
-        let existing = plan.filter { FileManager.default.fileExists(atPath: $0.directory) }.map(\.directory)
+        let plan = plan
+        let existing = plan.schedule.filter { FileManager.default.fileExists(atPath: $0.directory) }.map(\.directory)
         if !existing.isEmpty && !overwrite {
             FileHandle.standardError.write(
                 Data("xmppload ab: already there (give another --out, or --overwrite): \(existing.joined(separator: ", "))\n".utf8))
             throw ExitCode(ExitStatus.usage.rawValue)
         }
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let executable = Self.executablePath()
         var environment = ProcessInfo.processInfo.environment
         if let password { environment["XMPPLOAD_PASSWORD"] = password }
         // With --json, stdout carries only the comparison: progress goes to stderr.
-        func say(_ text: String) {
-            if judging.json {
+        let json = judging.json
+        let say: @Sendable (String) -> Void = { text in
+            if json {
                 FileHandle.standardError.write(Data((text + "\n").utf8))
             } else {
                 Console.print(text)
@@ -159,77 +143,25 @@ struct AbCommand: ParsableCommand {
         say(
             "xmppload ab: \(rounds) round\(rounds == 1 ? "" : "s"), baseline \(baselineServer.joined(separator: " ")) vs candidate \(candidateServer.joined(separator: " ")), results in \(out)"
         )
-        for (index, planned) in plan.enumerated() {
-            var arguments = ["run", profile] + flags
-            for server in planned.servers { arguments += ["--server", server] }
-            arguments += [
-                "--out", planned.directory, "--label", planned.label, "--tag", "ab-round=\(planned.round)", "--tag", "ab-side=\(planned.side)",
-            ]
-            let log = planned.directory + ".log"
-            let started = Date()
-            say("run \(index + 1)/\(plan.count): round \(planned.round) \(planned.side) → \(planned.directory)")
-            let status = try Self.runChild(executable: executable, arguments: arguments, environment: environment, log: log)
-            let seconds = Date().timeIntervalSince(started)
-            say("  exit \(status) after \(String(format: "%.1f", seconds)) s (output: \(log))")
-            switch status {
-            case 0, ExitStatus.thresholdsFailed.rawValue:
-                // A failed threshold still wrote a complete run; `compare`'s refusals judge it.
-                continue
-            case ExitStatus.interrupted.rawValue:
-                FileHandle.standardError.write(Data("xmppload ab: interrupted in round \(planned.round) (\(planned.side))\n".utf8))
-                throw ExitCode(ExitStatus.interrupted.rawValue)
-            default:
-                let tail = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").suffix(15).joined(separator: "\n")
-                FileHandle.standardError.write(
-                    Data("xmppload ab: round \(planned.round) (\(planned.side)) exited \(status); its output ends:\n\(tail)\n".utf8))
-                throw ExitCode(status == ExitStatus.usage.rawValue ? ExitStatus.usage.rawValue : ExitStatus.failure.rawValue)
-            }
-        }
-        let baselineRuns: [MeasuredRun]
-        let candidateRuns: [MeasuredRun]
+        let launcher = ChildRunLauncher(
+            executable: ChildRunLauncher.executablePath(), profile: profile, flags: flags, environment: environment)
+        let runs: (baseline: [MeasuredRun], candidate: [MeasuredRun])
         do {
-            baselineRuns = try (1...rounds).map { try MeasuredRun.load(directory: "\(out)/round-\($0)-baseline") }
-            candidateRuns = try (1...rounds).map { try MeasuredRun.load(directory: "\(out)/round-\($0)-candidate") }
+            runs = try await ABRunner(plan: plan, launcher: launcher, say: say).run()
+        } catch let failure as ABRunner.Failure {
+            FileHandle.standardError.write(Data("xmppload ab: \(failure)\n".utf8))
+            switch failure {
+            case .interrupted: throw ExitCode(ExitStatus.interrupted.rawValue)
+            case .runFailed(_, _, let status, _):
+                throw ExitCode(status == ExitStatus.usage.rawValue ? ExitStatus.usage.rawValue : ExitStatus.failure.rawValue)
+            case .unreadable: throw ExitCode(ExitStatus.failure.rawValue)
+            }
         } catch {
             FileHandle.standardError.write(Data("xmppload ab: \(error)\n".utf8))
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         say("")
         try judging.judge(
-            baseline: baselineRuns, candidate: candidateRuns, paired: true, seed: bootstrapSeed, jsonFile: "\(out)/ab.json")
-    }
-
-    /// This executable: /proc/self/exe where it exists (Linux), else argv[0].
-    static func executablePath() -> String {
-        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return resolved }
-        return CommandLine.arguments[0]
-    }
-
-    /// Spawns `executable arguments` with `environment`, stdout and stderr to `log`, stdin from
-    /// /dev/null, in this process group (a Ctrl-C reaches it and it stops gracefully); waits and
-    /// returns its exit status (128 + N when signal N ended it).
-    static func runChild(executable: String, arguments: [String], environment: [String: String], log: String) throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { envp.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else {
-            FileHandle.standardError.write(Data("xmppload ab: cannot start \(executable): \(String(cString: strerror(spawned)))\n".utf8))
-            throw ExitCode(ExitStatus.failure.rawValue)
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw ExitCode(ExitStatus.failure.rawValue) }
-        }
-        // WIFEXITED / WEXITSTATUS by hand (the macros are not imported).
-        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+            baseline: runs.baseline, candidate: runs.candidate, paired: true, seed: bootstrapSeed, jsonFile: "\(out)/ab.json")
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import LoadEngine
 import LoadProfile
 import LoadResults
+import LoadRunners
 
 // `xmppload capacity`: finds the largest load that meets every --slo rule, one load run per step.
 
@@ -81,15 +82,6 @@ struct CapacityCommand: AsyncParsableCommand {
 
     @OptionGroup var flags: RunFlags
 
-    /// Rounded down to 100 ms, the snapshot interval is at most a sixth of a step, so each step
-    /// is judged on at least six intervals.
-    static func stepInterval(flag: Duration, hold: Duration) -> Duration {
-        let sixth = hold / 6
-        let chosen = Swift.min(flag, sixth)
-        let tenths = Swift.max(1, Int64((chosen.seconds * 10).rounded(.down)))
-        return .milliseconds(tenths * 100)
-    }
-
     func run() async throws {
         MallocTuning.apply()
         let environment = try ConnectionDefaults.load(file: flags.serverEnv)
@@ -120,8 +112,16 @@ struct CapacityCommand: AsyncParsableCommand {
         }
         let runner = CapacityRunner(
             setup: setup, configuration: configuration, directory: output,
-            profileName: setup.options.definition.profiles.map(\.profile.name).joined(separator: "+"))
-        let result = try await runner.search()
+            profileName: setup.options.definition.profiles.map(\.profile.name).joined(separator: "+"), say: { Console.print($0) })
+        let signals = SignalTrap(signals: [SIGINT, SIGTERM]) { runner.requestStop() }
+        defer { signals.cancel() }
+        let result: CapacityResult
+        do {
+            result = try await runner.search()
+        } catch let failure as CapacityRunner.StepFailure {
+            FileHandle.standardError.write(Data("xmppload: \(failure)\n".utf8))
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
         Console.print("")
         Console.print(result.table(), terminator: "")
         Console.print(result.headline)
@@ -135,20 +135,7 @@ struct CapacityCommand: AsyncParsableCommand {
         }
     }
 
-    /// Everything a search needs, checked at once.
-    struct Setup {
-        var options: ResolvedRun
-        var rules: [Threshold]
-        var dimension: CapacityDimension
-        var settings: CapacitySearch.Settings
-        var warmup: Duration
-        var hold: Duration
-        var interval: Duration
-        var seed: UInt64
-        var gracefulStop: Duration
-    }
-
-    func resolve(environment: ConnectionDefaults, definition: RunDefinition) throws -> Setup {
+    func resolve(environment: ConnectionDefaults, definition: RunDefinition) throws -> CapacitySetup {
         var problems: [String] = []
         if slo.isEmpty { problems.append("--slo RULE is required (e.g. --slo 'login.p99 < 300ms'); repeat it for several rules") }
         var thresholds: [Threshold] = []
@@ -206,7 +193,7 @@ struct CapacityCommand: AsyncParsableCommand {
         guard problems.isEmpty, var options, let holdValue, let warmupValue, let resolutionValue else {
             throw ValidationError(problems.joined(separator: "\n"))
         }
-        let interval = Self.stepInterval(flag: options.configuration.interval, hold: holdValue)
+        let interval = CapacitySetup.stepInterval(flag: options.configuration.interval, hold: holdValue)
         options.configuration.interval = interval
         options.configuration.interactive = false
         let profileName = options.definition.profiles.first?.profile.name ?? "run"
@@ -214,7 +201,7 @@ struct CapacityCommand: AsyncParsableCommand {
         let settings = CapacitySearch.Settings(
             start: dimension == .sessions ? startValue.rounded() : startValue, max: maxValue, resolution: resolutionValue,
             integral: dimension == .sessions, growth: segmented ? ladderRatio : 2, bisects: !segmented)
-        return Setup(
+        return CapacitySetup(
             options: options, rules: thresholds, dimension: dimension, settings: settings,
             warmup: warmupValue, hold: holdValue, interval: interval, seed: options.plan.seed,
             gracefulStop: definition.plan?.gracefulStop ?? .seconds(10))

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LoadEngine
 import LoadProfile
+import LoadRunners
 
 /// `xmppload check PROFILE...`: validates profiles without connecting. Prints every problem of every
 /// file (file:line:column, message, hint) and exits 2 when there is any; prints `ok` per clean file.

@@ -4,9 +4,9 @@ import LoadProfile
 import LoadResults
 
 /// Prints what a run is doing: a header, one progress line per interval (or, on a terminal, an
-/// in-place status line with a progress bar), and the text report at the end. A run output: fed the
-/// same intervals as the results files; never asks the run to stop.
-final class ConsoleProgress: RunOutput {
+/// in-place status line with a progress bar), its notices, and the text report at the end. A run
+/// sink: fed the same intervals as the results files.
+final class ConsoleProgress: RunSink {
     let interactive: Bool
     let runID: String
     let outputDirectory: String
@@ -31,7 +31,7 @@ final class ConsoleProgress: RunOutput {
         )
     }
 
-    func intervalEnded(_ interval: IntervalEnd) -> StopReason? {
+    func intervalEnded(_ interval: IntervalEnd) {
         let elapsed = interval.elapsed
         let planned = interval.planned
         let line = ProgressLine.render(interval: interval.snapshot, elapsed: elapsed.seconds, planned: planned?.seconds)
@@ -41,30 +41,29 @@ final class ConsoleProgress: RunOutput {
         } else {
             Console.print(line)
         }
-        return nil
     }
 
-    func progress(_ event: ProgressEvent) {
-        switch event {
+    func notice(_ notice: RunNotice) {
+        switch notice {
         case .metricsEndpoint(let url):
             Console.print("prometheus metrics: \(url)")
-        case .controlEndpoint(let url):
-            Console.print("control: \(url) (xmppload control \(url.replacingOccurrences(of: "http://", with: "")) status)")
+        case .inputEndpoint(let name, let url):
+            Console.print("\(name): \(url) (xmppload \(name) \(url.replacingOccurrences(of: "http://", with: "")) status)")
         case .stopping(let reason):
             Console.print((interactive ? "\n" : "") + "stopping (\(reason.rawValue)): sessions finish their step and log out")
         case .intervalWritesFailing(let failures):
             Console.print((interactive ? "\n" : "") + "warning: \(failures.sentence); the run goes on and retries each interval")
         case .intervalWritesRecovered(let failures):
             Console.print((interactive ? "\n" : "") + "intervals.jsonl is written again: \(failures.sentence)")
+        case .thresholdFailed(let failed):
+            FileHandle.standardError.write(Data("xmppload: threshold failed: \(failed.line) — stopping (--abort-on-fail)\n".utf8))
+        case .stopRuleFired(let reason):
+            Console.print((interactive ? "\n" : "") + "stopping: \(reason)")
         case .controlChanged:
             // intervals.jsonl records it; `xmppload control … status` shows the load now.
             break
         }
     }
-
-    /// The run's files are written; the command prints the report once the verdict is applied
-    /// (`finished(summary:)`), so the console shows the thresholds and the run's own verdict too.
-    func runEnded(_ end: RunEnd) {}
 
     /// The text report with the verdict.
     func finished(summary: RunSummary) {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoadEngine
+import RunControl
 
 /// `xmppload control HOST:PORT status | rate R | sessions N | pause | resume | stop`: steers a run
 /// started with `--control-port` and prints the run's answer; a refusal is printed and exits 1.

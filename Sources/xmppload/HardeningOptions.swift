@@ -1,5 +1,6 @@
 import ArgumentParser
 import LoadEngine
+import LoadRunners
 import XMPPCore
 
 /// `run`'s limits on what one session accepts from the server (docs/HARDENING.md): the inbound XML

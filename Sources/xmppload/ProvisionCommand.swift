@@ -3,6 +3,7 @@ import Foundation
 import LoadEngine
 import LoadProfile
 import LoadResults
+import LoadRunners
 import XMPPCore
 
 /// `xmppload provision`: creates accounts <prefix>FROM..<prefix>TO over XMPP in-band registration
@@ -82,7 +83,7 @@ struct ProvisionCommand: AsyncParsableCommand {
             let summary = try await LoadRun(
                 configuration: configuration, definition: profile,
                 plan: .closed(sessions: last - first + 1, ramp: .zero, duration: nil)
-            ).run()
+            ).run().summary
             created += summary.accounts.created
             existed += summary.accounts.existed
             failed += summary.sessions.failed

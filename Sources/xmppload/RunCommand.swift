@@ -3,6 +3,8 @@ import Foundation
 import LoadEngine
 import LoadProfile
 import LoadResults
+import LoadRunners
+import RunControl
 
 /// `xmppload run PROFILE`: a real load run against a server; writes results/<run>/.
 struct RunCommand: AsyncParsableCommand {
@@ -114,16 +116,18 @@ struct RunCommand: AsyncParsableCommand {
             outputDirectory: resolved.configuration.outputDirectory)
         let signals = SignalTrap(signals: [SIGINT, SIGTERM]) { run.requestStop() }
         defer { signals.cancel() }
-        let watch = ThresholdWatch(evaluator: resolved.evaluator, abortOnFail: abortOnFail) { failed in
-            FileHandle.standardError.write(Data("xmppload: threshold failed: \(failed.line) — stopping (--abort-on-fail)\n".utf8))
-        }
+        let judge = RunJudge(evaluator: resolved.evaluator, abortOnFail: abortOnFail)
+        let inputs: [any RunInput] =
+            resolved.configuration.controlPort.map {
+                [ControlPort(host: resolved.configuration.controlHost, port: $0)]
+            } ?? []
         console.started(configuration: resolved.configuration, plan: resolved.plan, profile: definition)
         let summary: RunSummary
         let verdict: Verdict
         do {
-            summary = try await run.run(outputs: [console, watch])
-            guard let judged = watch.verdict else { throw ExitCode(ExitStatus.failure.rawValue) }
-            verdict = judged
+            let result = try await run.run(judge: judge, sinks: [console], inputs: inputs)
+            summary = result.summary
+            verdict = result.verdict
         } catch let error as EndpointResolutionError {
             // A server name that does not resolve is a configuration mistake, said before any session.
             FileHandle.standardError.write(Data("xmppload: \(error)\n".utf8))
@@ -149,12 +153,9 @@ struct RunCommand: AsyncParsableCommand {
         return options
     }
 
-    /// The run's exit status: 130 interrupted, 1 when it did not work at all, 99 a threshold failed.
+    /// The run's exit status (`RunExitStatus`, shared with `ab`'s reading of its children).
     static func exitStatus(verdict: Verdict, stopReason: String) -> ExitStatus {
-        if stopReason == StopReason.interrupted.rawValue { return .interrupted }
-        if verdict.outcome.failed { return .failure }
-        if !verdict.thresholdsPassed || stopReason == StopReason.thresholdsFailed.rawValue { return .thresholdsFailed }
-        return .success
+        ExitStatus(rawValue: RunExitStatus(verdict: verdict, stopReason: stopReason).rawValue) ?? .failure
     }
 
     /// `options` resolved for `definition` with this process's environment, terminal and command

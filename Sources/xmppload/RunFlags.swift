@@ -1,6 +1,7 @@
 import ArgumentParser
 import LoadEngine
 import LoadProfile
+import LoadRunners
 
 // The options `run` and `capacity` share: the server, accounts, TLS and SASL, results and the engine.
 

@@ -116,7 +116,7 @@ import Testing
             host: name, port: 5222, domain: "load.test", accounts: 1...2, password: "secret", outputDirectory: engineOut)
         let run = LoadRun(configuration: configuration, definition: definition, plan: .closed(sessions: 2, ramp: .zero, duration: .seconds(1)))
         do {
-            _ = try await run.run()
+            _ = try await run.run().summary
             Issue.record("the run started with an unresolvable server name")
         } catch let error as EndpointResolutionError {
             #expect(error.unresolved.map(\.endpoint) == ["\(name):5222"])

@@ -1,6 +1,7 @@
 import Foundation
 import LoadEngine
 import LoadResults
+import RunControl
 import Testing
 
 /// `--control-port` against a real Prosody: a run started at 10 logins/s is set to 40/s through

@@ -42,7 +42,7 @@ import Testing
             let definition = try ProfileLoader.load(yaml: Self.chatProfile, file: "integration-chat.yaml")
             let plan = LoadPlan.closed(sessions: 1000, ramp: .seconds(10), duration: .seconds(25))
             let run = LoadRun(configuration: Self.configuration(server, accounts: 1...1000, out: out), definition: definition, plan: plan)
-            let summary = try await run.run()
+            let summary = try await run.run().summary
 
             // What the run guarantees whatever the machine's speed: every planned arrival is either
             // started or counted as dropped; every started session ends logged out or failed; the ledger
@@ -107,7 +107,7 @@ import Testing
             let run = LoadRun(
                 configuration: Self.configuration(server, accounts: 1...20, out: out, password: "wrong"),
                 definition: definition, plan: .closed(sessions: 20, ramp: .seconds(1), duration: nil))
-            let summary = try await run.run()
+            let summary = try await run.run().summary
             #expect(summary.sessions.started == 20)
             #expect(summary.sessions.loggedIn == 0)
             #expect(summary.sessions.failed == 20)
@@ -126,7 +126,7 @@ import Testing
         let run = LoadRun(
             configuration: Self.configuration(server, accounts: 1...5, out: out),
             definition: definition, plan: .closed(sessions: 5, ramp: .zero, duration: nil))
-        let summary = try await run.run()
+        let summary = try await run.run().summary
         #expect(summary.sessions.failed == 5)
         #expect(summary.errors == ["connect-refused": 5])
     }
@@ -141,7 +141,7 @@ import Testing
             let run = LoadRun(
                 configuration: Self.configuration(server, accounts: 1...10, out: out),
                 definition: definition, plan: .open(rate: 20, duration: .seconds(2)))
-            let summary = try await run.run()
+            let summary = try await run.run().summary
             #expect(summary.sessions.started == 10)
             #expect(summary.sessions.loggedIn == 10)
             #expect(summary.generator.droppedArrivals == 30)

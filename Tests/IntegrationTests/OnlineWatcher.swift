@@ -2,20 +2,17 @@ import Foundation
 import LoadEngine
 import LoadResults
 
-/// A run output that remembers how many sessions were online at the latest interval's end, so a
+/// A run sink that remembers how many sessions were online at the latest interval's end, so a
 /// test acts once every session is online (cuts connections, stops the server) instead of after a
 /// fixed sleep, which a busy machine does not honour.
-final class OnlineWatcher: RunOutput, @unchecked Sendable {
+final class OnlineWatcher: RunSink, @unchecked Sendable {
     // @unchecked: `online` is only touched while holding `lock`.
     private let lock = NSLock()
     private var online: Int64 = 0
 
-    func intervalEnded(_ interval: IntervalEnd) throws -> StopReason? {
+    func intervalEnded(_ interval: IntervalEnd) {
         lock.withLock { online = interval.snapshot.gauge(.online) }
-        return nil
     }
-
-    func runEnded(_ end: RunEnd) throws {}
 
     /// Waits until at least `count` sessions were online at an interval's end; false when `limit`
     /// passed first.

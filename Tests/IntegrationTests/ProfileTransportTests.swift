@@ -140,7 +140,7 @@ import Testing
             configuration: configuration, definition: try ProfileLoader.load(path: mix),
             plan: .closed(sessions: 3, ramp: .zero, duration: .seconds(1)))
         do {
-            _ = try await run.run()
+            _ = try await run.run().summary
             Issue.record("the run started")
         } catch let error as TransportMismatchError {
             #expect(error.missing.map(\.profile) == ["chat-websocket"] && error.available == ["bosh", "tcp"])

@@ -36,7 +36,7 @@ import XMPPCore
             configuration: configuration, definition: definition,
             plan: .closed(sessions: sessions, ramp: .seconds(2), duration: .seconds(25)))
         let watcher = OnlineWatcher()
-        async let summary = run.run(outputs: [watcher])
+        async let running = run.run(sinks: [watcher])
         // Once everyone is online (polled), the server goes away for ~3 s.
         let allOnline = try await watcher.waitUntilOnline(sessions, within: .seconds(12))
         #expect(allOnline, "every session was online before the restart")
@@ -45,7 +45,7 @@ import XMPPCore
         // seconds span several reconnect attempts (500 ms, backing off to 2 s) refused by the dead port.
         try await Task.sleep(for: .seconds(3))
         _ = try LocalServer.run(["up", "--dir", server.directory, "--port", String(server.port), "--accounts", String(sessions)])
-        let result = try await summary
+        let result = try await running.summary
 
         let counts = result.sessions
         #expect(counts.started == UInt64(sessions))

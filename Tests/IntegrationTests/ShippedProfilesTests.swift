@@ -46,7 +46,7 @@ import Testing
                 password: password, insecure: true, outputDirectory: out, interval: .seconds(2))
             var plan = LoadPlan.closed(sessions: 20, ramp: .seconds(2), duration: load(name))
             plan.seed = definition.plan?.seed ?? 1
-            let summary = try await LoadRun(configuration: configuration, definition: definition, plan: plan).run()
+            let summary = try await LoadRun(configuration: configuration, definition: definition, plan: plan).run().summary
             let row = Row(server: serverName, profile: name, summary: summary)
             print("shipped-profiles: \(row)")
             rows.append(row)

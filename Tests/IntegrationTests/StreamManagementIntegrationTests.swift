@@ -44,13 +44,13 @@ import XMPPCore
             configuration: configuration, definition: definition,
             plan: .closed(sessions: sessions, ramp: .seconds(1), duration: .seconds(25)))
         let watcher = OnlineWatcher()
-        async let summary = run.run(outputs: [watcher])
+        async let running = run.run(sinks: [watcher])
         // Once everyone is online (stream management enabled right after bind) and messaging (40
         // messages over 8 s each), cut every connection.
         let allOnline = try await watcher.waitUntilOnline(sessions, within: .seconds(15))
         proxy.cutAll()
         #expect(allOnline, "every session was online before the cut")
-        let result = try await summary
+        let result = try await running.summary
 
         let counts = result.sessions
         #expect(counts.loggedIn == UInt64(sessions))

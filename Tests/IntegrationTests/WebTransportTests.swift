@@ -40,7 +40,7 @@ import Testing
         let run = LoadRun(
             configuration: configuration, definition: definition,
             plan: .closed(sessions: sessions, ramp: .seconds(2), duration: duration))
-        return (try await run.run(), out)
+        return (try await run.run().summary, out)
     }
 
     /// What every web-transport run here must show: all sessions logged in and out, none failed,

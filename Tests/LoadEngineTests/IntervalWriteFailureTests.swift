@@ -5,7 +5,7 @@ import Testing
 @testable import LoadEngine
 
 /// A full disk under `intervals.jsonl` (/dev/full fails every write with ENOSPC): the interval
-/// output never throws, tells the console once when writes start failing, and reports the counts
+/// log never throws, tells the console once when writes start failing, and reports the counts
 /// that summary.json records.
 @Suite struct IntervalWriteFailureTests {
     static func interval(_ second: Int) -> IntervalEnd {
@@ -26,11 +26,11 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
         let intervals = directory.file(ResultsDirectory.intervalsFile)
         try FileManager.default.createSymbolicLink(atPath: intervals, withDestinationPath: "/dev/full")
-        let output = try IntervalLogOutput(directory: directory)
+        let output = try IntervalLog(directory: directory)
         #expect(output.takeNotice() == nil)
         #expect(output.failures() == nil)
 
-        #expect(try output.intervalEnded(Self.interval(0)) == nil)
+        try output.append(Self.interval(0).snapshot)
         guard case .intervalWritesFailing(let failing) = output.takeNotice() else {
             Issue.record("no notice after a failed write")
             return
@@ -41,8 +41,8 @@ import Testing
         #expect(failing.sentence.hasPrefix("1 write to intervals.jsonl failed, 1 interval not yet written"))
 
         // Still failing: counted, retried in order, not told again.
-        _ = try output.intervalEnded(Self.interval(1))
-        _ = try output.intervalEnded(Self.interval(2))
+        try output.append(Self.interval(1).snapshot)
+        try output.append(Self.interval(2).snapshot)
         #expect(output.takeNotice() == nil)
         let summaryFailures = try #require(output.failures(flushing: true))
         #expect(summaryFailures.failedWrites == 4)

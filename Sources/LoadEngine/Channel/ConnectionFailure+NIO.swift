@@ -9,8 +9,7 @@ import Glibc
 
 /// Maps transport-level errors (NIO, errno, TLS) to the typed `ConnectionFailure` counted in results
 /// (measurement rule 8). A certificate that failed verification becomes `.tlsCertificate(problem)`
-/// (`TLSSetup.CertificateDiagnosis` names the problem; a name mismatch is NIOSSL's own error; an
-/// `OpenSSLError` carries its problem).
+/// (`TLSSetup.CertificateDiagnosis` names the problem; a name mismatch is NIOSSL's own error).
 extension ConnectionFailure {
     init(_ error: any Error) {
         switch error {
@@ -36,8 +35,6 @@ extension ConnectionFailure {
             self = .tlsCertificate(.hostnameMismatch)
         case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
             self = .tls
-        case let error as OpenSSLError:
-            self = error.problem.map { .tlsCertificate($0) } ?? .tls
         case SessionError.connection(let failure):
             self = failure
         default:

@@ -2,7 +2,7 @@ import LoadResults
 import Prometheus
 
 /// Keeps a Prometheus registry up to date from the run's snapshots, for `--metrics-port`; a run
-/// output fed every interval.
+/// sink fed every interval.
 ///
 /// Exposition (names in `PrometheusMetric`, all prefixed `xmppload_`): one counter per fixed counter
 /// (`…_total`, advanced by each interval's delta), `errors_total{kind}`, gauges `sessions_online`,
@@ -14,7 +14,7 @@ import Prometheus
 /// series (`node` label, one value per endpoint): `node_login_seconds{node, quantile, window}`,
 /// `node_login_count`, `node_errors_total{node, kind}` and the message matrix
 /// `node_message_seconds{node, receiver_node, quantile, window}` / `node_message_count`.
-final class PrometheusExporter: RunOutput {
+final class PrometheusExporter: RunSink {
     let registry = PrometheusCollectorRegistry()
     static let quantiles: [(label: String, percentile: Double)] = [("0.5", 50), ("0.9", 90), ("0.99", 99), ("0.999", 99.9), ("1", 100)]
 
@@ -28,12 +28,9 @@ final class PrometheusExporter: RunOutput {
         for gauge in SessionGauge.allCases { registry.gauge(.sessions(gauge)).set(to: 0) }
     }
 
-    func intervalEnded(_ interval: IntervalEnd) throws -> StopReason? {
+    func intervalEnded(_ interval: IntervalEnd) {
         update(interval: interval.snapshot, cumulative: interval.cumulative)
-        return nil
     }
-
-    func runEnded(_ end: RunEnd) throws {}
 
     func update(interval: IntervalSnapshot, cumulative: IntervalSnapshot) {
         for counter in Counter.allCases {

@@ -7,17 +7,19 @@ import NIOPosix
 import XMPPCore
 
 /// One load run, start to finish: event loops with their contexts and arrival drivers
-/// (`RunLoops`), the interval collector, the stop sequence, the outputs, the results directory.
+/// (`RunLoops`), the interval collector, the stop sequence, the run's own judge, its results files,
+/// its sinks and inputs.
 ///
-/// Orchestration runs in structured concurrency (`run(outputs:)`); the hot path stays on the event
-/// loops as handlers and scheduled callbacks. Every 50 ms the run observes its loops and asks its
-/// `RunStopSequence` what to do; at every interval's end it collects one snapshot, reduces it into
-/// the timeline it keeps for the summary (outages, the report's charts), and hands it to each
-/// `RunOutput` (intervals.jsonl, report.html, the Prometheus endpoint, then the caller's). Ends
-/// when every arrival was started and every session ended, when the plan's duration (or
-/// `--duration`) is reached, or on `requestStop()` (SIGINT/SIGTERM, or an output's request); in the
-/// last two cases sessions finish their current step and log out within the graceful-stop timeout,
-/// then whatever is left is closed. Results gathered so far are always written.
+/// Orchestration runs in structured concurrency (`run(judge:sinks:inputs:)`); the hot path stays on
+/// the event loops as handlers and scheduled callbacks. Every 50 ms the run observes its loops and
+/// asks its `RunStopSequence` what to do; at every interval's end it collects one snapshot, writes
+/// it to `intervals.jsonl`, reduces it into the timeline it keeps for the summary (outages, the
+/// report's charts), lets its `RunJudge` judge it (`--abort-on-fail`, a capacity step's collapse)
+/// and hands it to each `RunSink` (the Prometheus endpoint, then the caller's). Ends when every
+/// arrival was started and every session ended, when the plan's duration (or `--duration`) is
+/// reached, or on `requestStop()` (SIGINT/SIGTERM, an input, or the judge); in the last two cases
+/// sessions finish their current step and log out within the graceful-stop timeout, then whatever is
+/// left is closed. Results gathered so far are always written, with the run's verdict.
 public final class LoadRun: Sendable {
     public let configuration: RunConfiguration
     public let definition: RunDefinition
@@ -51,13 +53,18 @@ public final class LoadRun: Sendable {
         return index >= 0 ? StopReason.allCases[index] : .interrupted
     }
 
-    /// Runs to the end and returns the summary that was written to `summary.json`.
+    /// The judge a run gets when none is given: no thresholds, the plan's own outcome.
+    public var defaultJudge: RunJudge {
+        RunJudge(evaluator: RunJudge.evaluator(plan: plan, definition: definition, segment: configuration.segment))
+    }
+
+    /// Runs to the end and returns what was written to `summary.json`, with the run's verdict.
     ///
-    /// `outputs` get every interval and the run's end after the run's own outputs (intervals.jsonl,
-    /// report.html, the Prometheus endpoint), in the order given; see `RunOutput`. Each completes the
-    /// summary in that order (`RunOutput.complete`; a `ThresholdWatch` puts the verdict in it) before
-    /// summary.json, the manifest and report.html are written, so each is written once.
-    public func run(outputs: [any RunOutput] = []) async throws -> RunSummary {
+    /// `judge` watches every interval and judges the run at its end (default: `defaultJudge`);
+    /// `sinks` get every interval, notices and the run's end after the run's own Prometheus
+    /// endpoint, in the order given (see `RunSink`); `inputs` steer the run while it goes (see
+    /// `RunInput`). summary.json, the manifest and report.html are written once, verdict included.
+    public func run(judge: RunJudge? = nil, sinks: [any RunSink] = [], inputs: [any RunInput] = []) async throws -> RunResult {
         let fdLimit = FileDescriptorLimit.raiseToHardLimit()
         // A profile whose `transport:` has no endpoint of the run: refused before anything starts.
         try RunEnvironment.checkTransports(of: configuration, definition: definition)
@@ -66,9 +73,11 @@ public final class LoadRun: Sendable {
         let tls = try TLSSetup(domain: configuration.domain, insecure: configuration.insecure)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoops))
         do {
-            let summary = try await run(group: group, fdLimit: fdLimit, endpoints: endpoints, tls: tls, outputs: outputs)
+            let result = try await run(
+                group: group, fdLimit: fdLimit, endpoints: endpoints, tls: tls, judge: judge ?? defaultJudge, sinks: sinks,
+                inputs: inputs)
             try? await group.shutdownGracefully()
-            return summary
+            return result
         } catch {
             try? await group.shutdownGracefully()
             throw error
@@ -76,9 +85,10 @@ public final class LoadRun: Sendable {
     }
 
     private func run(
-        group: MultiThreadedEventLoopGroup, fdLimit: Int, endpoints: [SocketAddress], tls: TLSSetup,
-        outputs callerOutputs: [any RunOutput]
-    ) async throws -> RunSummary {
+        group: MultiThreadedEventLoopGroup, fdLimit: Int, endpoints: [SocketAddress], tls: TLSSetup, judge startingJudge: RunJudge,
+        sinks callerSinks: [any RunSink], inputs: [any RunInput]
+    ) async throws -> RunResult {
+        var judge = startingJudge
         let clockOrigin = NIODeadline.now()
         let environment = RunEnvironment(
             configuration: configuration, runID: runID, server: endpoints[0], endpointAddresses: endpoints, tls: tls,
@@ -90,7 +100,8 @@ public final class LoadRun: Sendable {
         let startedAt = Date()
         var manifest = makeManifest(startedAt: startedAt)
         try directory.writeManifest(manifest)
-        var outputs: [any RunOutput] = [try IntervalLogOutput(directory: directory), ReportOutput()]
+        let intervalLog = try IntervalLog(directory: directory)
+        var sinks: [any RunSink] = []
         // The intervals reduced as they end: what the summary's outage analysis and the report need.
         var timeline = MergedResults.Timeline(loadEnd: manifest.plannedLoad?.stopAfterSeconds)
 
@@ -105,17 +116,27 @@ public final class LoadRun: Sendable {
         let metricsServer = try await configuration.metricsPort.asyncMap {
             try await MetricsHTTPServer.start(host: configuration.metricsHost, port: $0, group: group)
         }
-        if let metricsServer { outputs.append(metricsServer.exporter) }
-        outputs += callerOutputs
+        if let metricsServer { sinks.append(metricsServer.exporter) }
+        sinks += callerSinks
         if let metricsServer {
-            let event = ProgressEvent.metricsEndpoint("http://\(configuration.metricsHost):\(metricsServer.port)/metrics")
-            for output in outputs { output.progress(event) }
+            Self.tell(sinks, [.metricsEndpoint("http://\(configuration.metricsHost):\(metricsServer.port)/metrics")])
         }
-        let control = try await startControl(group: group, loops: loops, runStart: runStart, liveSessions: liveSessions)
-        if let control {
-            outputs.append(control.hub)
-            let event = ProgressEvent.controlEndpoint("http://\(configuration.controlHost):\(control.server.port)")
-            for output in outputs { output.progress(event) }
+        let steering = RunSteering(
+            runStart: runStart, plan: plan, configuration: configuration, liveSessions: liveSessions,
+            applyToLoops: { state, phase in loops.applyControl(state, phase: phase) },
+            stop: { [self] reason in self.requestStop(reason: reason) })
+        var started: [any RunInput] = []
+        for input in inputs {
+            do {
+                let notice = try await input.start(steering: steering, group: group)
+                started.append(input)
+                if let notice { Self.tell(sinks, [notice]) }
+            } catch {
+                for input in started { await input.stop() }
+                await metricsServer?.close()
+                await loops.closeAll()
+                throw error
+            }
         }
 
         var collector = IntervalCollector(
@@ -127,7 +148,7 @@ public final class LoadRun: Sendable {
         var nextSnapshot = runStart + TimeAmount(configuration.interval)
         while !sequence.isDone {
             try await Task.sleep(for: Self.pollPeriod)
-            if let control { Self.tell(outputs, control.hub.takeNewEvents().map(ProgressEvent.controlChanged)) }
+            recordChanges(steering, into: intervalLog, sinks: sinks)
             let now = NIODeadline.now()
             let inFlight =
                 sequence.needsMessagesInFlight
@@ -141,7 +162,8 @@ public final class LoadRun: Sendable {
                 case .stopArrivals:
                     await loops.stopArrivals()
                 case .beginGracefulStop:
-                    for output in outputs { output.progress(.stopping(reason: sequence.reason)) }
+                    steering.beganStopping()
+                    Self.tell(sinks, [.stopping(reason: sequence.reason)])
                     await loops.beginGracefulStop()
                 case .closeAll:
                     await loops.closeAll()
@@ -156,18 +178,28 @@ public final class LoadRun: Sendable {
                     snapshot: snapshot, cumulative: collector.cumulative,
                     elapsed: .nanoseconds(Int64(snapshot.end * 1e9)),
                     planned: plan.stopAfter, live: liveSessions.current)
+                try intervalLog.append(snapshot)
                 timeline.add(snapshot)
-                for output in outputs {
-                    if let reason = try output.intervalEnded(interval) { requestStop(reason: reason) }
+                steering.observed(snapshot)
+                switch judge.observe(interval) {
+                case .threshold(let failed):
+                    Self.tell(sinks, [.thresholdFailed(failed)])
+                    requestStop(reason: .thresholdsFailed)
+                case .rule(let reason):
+                    Self.tell(sinks, [.stopRuleFired(reason)])
+                    requestStop(reason: .thresholdsFailed)
+                case nil:
+                    break
                 }
-                Self.tell(outputs, outputs.compactMap { $0.takeNotice() })
+                for sink in sinks { sink.intervalEnded(interval) }
+                if let notice = intervalLog.takeNotice() { Self.tell(sinks, [notice]) }
                 while nextSnapshot <= now { nextSnapshot = nextSnapshot + TimeAmount(configuration.interval) }
             }
         }
         await loops.cancelTimeouts()
         await metricsServer?.close()
-        await control?.server.close()
-        if let control { Self.tell(outputs, control.hub.takeNewEvents().map(ProgressEvent.controlChanged)) }
+        for input in started { await input.stop() }
+        recordChanges(steering, into: intervalLog, sinks: sinks)
 
         let ledger = collector.finishLedger()
         let endedAt = Date()
@@ -186,8 +218,11 @@ public final class LoadRun: Sendable {
         summary.messages.lostWhenSent = collector.lossClock.finish()
         summary.analyseOutages(
             timeline: timeline, loadEnd: manifest.plannedLoad?.stopAfterSeconds, losses: summary.messages.lostWhenSent)
-        if let events = control?.hub.events, !events.isEmpty { summary.controlEvents = events }
-        for output in outputs { output.complete(&summary) }
+        let changes = steering.events
+        if !changes.isEmpty { summary.controlEvents = changes }
+        summary.intervalWrites = intervalLog.failures(flushing: true)
+        let verdict = judge.verdict(of: summary)
+        summary.apply(verdict)
         summary.noteSteering()
         // summary.json first: it is small and is what a full disk must not cost.
         try directory.writeSummary(summary)
@@ -196,27 +231,27 @@ public final class LoadRun: Sendable {
         manifest.stopReason = summary.stopReason
         manifest.appliedLoad = AppliedLoad(summary)
         try directory.writeManifest(manifest)
-        let end = RunEnd(summary: summary, manifest: manifest, directory: directory, timeline: timeline)
-        for output in outputs { try output.runEnded(end) }
-        return summary
+        // report.html (and forensics.json) from memory: the same values and code `xmppload report DIR`
+        // uses after reading the directory back, so both give the same report.
+        let results = MergedResults(directory: directory.path, manifest: manifest, summary: summary, timeline: timeline)
+        try directory.writeForensics(results.total.forensics)
+        try directory.writeReport(HTMLReport.render(results))
+        let end = RunEnd(summary: summary, verdict: verdict, manifest: manifest, directory: directory, timeline: timeline)
+        for sink in sinks { sink.runEnded(end) }
+        return RunResult(summary: summary, verdict: verdict)
     }
 
-    /// Passes each of `events` to every output, in order.
-    private static func tell(_ outputs: [any RunOutput], _ events: [ProgressEvent]) {
-        for event in events { for output in outputs { output.progress(event) } }
+    /// Writes the changes inputs made since the last call to `intervals.jsonl` and tells the sinks.
+    private func recordChanges(_ steering: RunSteering, into log: IntervalLog, sinks: [any RunSink]) {
+        for change in steering.takeNewEvents() {
+            log.append(change)
+            Self.tell(sinks, [.controlChanged(change)])
+        }
     }
 
-    /// The control port and its hub, when `--control-port` asked for one.
-    private func startControl(
-        group: any EventLoopGroup, loops: RunLoops, runStart: NIODeadline, liveSessions: LiveSessionCounter
-    ) async throws -> (hub: ControlHub, server: SmallHTTPServer)? {
-        guard let port = configuration.controlPort else { return nil }
-        let hub = ControlHub(
-            runStart: runStart, plan: plan, configuration: configuration, liveSessions: liveSessions,
-            apply: { state, phase in loops.applyControl(state, phase: phase) },
-            stop: { [self] in self.requestStop(reason: .interrupted) })
-        let server = try await SmallHTTPServer.start(host: configuration.controlHost, port: port, group: group) { hub.respond($0) }
-        return (hub, server)
+    /// Passes each of `notices` to every sink, in order.
+    private static func tell(_ sinks: [any RunSink], _ notices: [RunNotice]) {
+        for notice in notices { for sink in sinks { sink.notice(notice) } }
     }
 
     private func makeManifest(startedAt: Date) -> RunManifest {
