@@ -8,8 +8,10 @@ import LoadResults
 ///
 /// Latencies are in nanoseconds: `corrected` from the intended start, `service` from the actual start.
 public enum MetricEffect: Equatable, Sendable {
-    /// Add `amount` to a counter.
+    /// Add `amount` to a fixed counter.
     case count(Counter, by: UInt64 = 1)
+    /// Add `amount` to a counter a feature registered (`MetricRegistry.registerCounter`).
+    case countRegistered(CounterID, by: UInt64 = 1)
     /// One latency sample of `metric`; also for `node` when given (several endpoints), its service
     /// latency there only when `keepServiceForNode`.
     case latency(MetricID, corrected: UInt64, service: UInt64, node: ServerNode? = nil, keepServiceForNode: Bool = true)
@@ -34,6 +36,8 @@ public enum MetricEffect: Equatable, Sendable {
     public func apply(to recorder: inout MetricsRecorder) {
         switch self {
         case .count(let counter, let amount):
+            recorder.increment(counter, by: amount)
+        case .countRegistered(let counter, let amount):
             recorder.increment(counter, by: amount)
         case .latency(let metric, let corrected, let service, let node, let keepService):
             recorder.recordLatency(

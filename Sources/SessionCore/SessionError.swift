@@ -43,6 +43,8 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     case writeStalled
     /// Our keep-alive ping got no answer within one keep-alive interval (a dead connection).
     case keepAliveTimeout
+    /// A feature step names a feature no session feature implements (`SessionFeatures`).
+    case featureUnknown(String)
 
     /// The stable name counted in results (`errors` in summary.json).
     public var kind: String {
@@ -64,6 +66,7 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
         case .reconnectAbandoned: return "reconnect-abandoned"
         case .writeStalled: return "write-stalled"
         case .keepAliveTimeout: return "timeout-keepalive"
+        case .featureUnknown(let name): return "feature-unknown-\(name)"
         }
     }
 

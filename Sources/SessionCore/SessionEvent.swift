@@ -19,7 +19,7 @@ public enum SessionEvent: Sendable {
     case streamFailed(XMPPStreamError)
     /// The connection went away: nil when it closed without an error, else the failure.
     case connectionLost(ConnectionFailure?)
-    /// The armed timeout came due.
+    /// The armed coarse timer came due.
     case timeoutFired
     /// The armed wake-up came due.
     case wakeFired
@@ -29,8 +29,6 @@ public enum SessionEvent: Sendable {
     case abort(SessionError)
     /// The connection's socket became writable (true) or stopped draining (false).
     case writability(Bool)
-    /// The armed keep-alive tick came due.
-    case keepAliveFired
     /// The run drops this session on purpose (`--churn`): close and reconnect.
     case churn
     /// The PBKDF2 the machine asked for (`deriveKey`) finished.

@@ -22,10 +22,20 @@ public protocol SessionHost: AnyObject {
     /// This generator's clock for message stamps (nil: stamps carry none, as in a run of one
     /// generator).
     var stampClock: MessageStamp.Clock? { get }
+    /// The endpoint a session whose connect to its try `attempt` failed with `failure` tries next
+    /// within the same login: the next of its RFC 2782 order (`first`: its first choice, `arrival`:
+    /// its arrival index); nil when it does not fall back (one endpoint, a failure that is not
+    /// connect-level, every endpoint tried). The machine decides and counts; the host only knows the
+    /// run's endpoint order.
+    func fallbackEndpoint(after failure: ConnectionFailure, attempt: Int, first: Int, arrival: Int) -> Int?
+    /// The node of endpoint `endpoint` (nil: the run has one endpoint).
+    func node(ofEndpoint endpoint: Int) -> ServerNode?
 }
 
 extension SessionHost {
     public var stampClock: MessageStamp.Clock? { nil }
+    public func fallbackEndpoint(after failure: ConnectionFailure, attempt: Int, first: Int, arrival: Int) -> Int? { nil }
+    public func node(ofEndpoint endpoint: Int) -> ServerNode? { nil }
 }
 
 /// Where a session is in its life, as the gauges count it.

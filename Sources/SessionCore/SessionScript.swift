@@ -88,9 +88,20 @@ public final class SessionScript: Sendable {
     /// XEP-0198 acks and resumption, when the profile asks for it.
     public let streamManagement: StreamManagement?
     /// XEP-0115 capabilities the session advertises in its available presence (and answers disco#info
-    /// with): `<node>+notify` for every PEP node the profile publishes to, so the server delivers the
-    /// notifications `pep.notify` times (XEP-0163 §4); nil when the profile publishes nothing.
+    /// with): what its feature steps need (`RequestFeature.capsFeatures`: `<node>+notify` for every
+    /// PEP node the profile publishes to, so the server delivers the notifications `pep.notify` times,
+    /// XEP-0163 §4); nil when none.
     public let entityCaps: EntityCaps?
+    /// The counters of the request features this profile uses, by registry index
+    /// (`SessionFeatures.requestFeatures`; empty for a feature the profile does not use).
+    let featureCounters: [[CounterID]]
+    /// True when the profile has at least one feature step.
+    let usesRequestFeatures: Bool
+    /// The registry indices of the request features the profile uses.
+    private let usedFeatures: Set<Int>
+
+    /// Whether the profile uses the request feature at registry index `index`.
+    func usesFeature(_ index: Int) -> Bool { usedFeatures.contains(index) }
 
     /// Compiles `profile`, registering every step's metric in `registry`; `overrides` are the command
     /// line's login choices.
@@ -107,11 +118,21 @@ public final class SessionScript: Sendable {
         self.reconnect = reconnect
         keepAlive = profile.keepAlive
         streamManagement = profile.streamManagement
-        let notify = compiler.instructions.compactMap { instruction -> String? in
-            guard case .step(.protocolExtension(.publish(let node, _))) = instruction.operation else { return nil }
-            return node + "+notify"
+        var caps: [String] = []
+        var counters = Array(repeating: [CounterID](), count: SessionFeatures.requestFeatures.count)
+        var used = Set<Int>()
+        for instruction in compiler.instructions {
+            guard case .step(.feature(let step)) = instruction.operation, let index = SessionFeatures.index(named: step.feature) else { continue }
+            let feature = SessionFeatures.requestFeatures[index]
+            for name in feature.capsFeatures(for: step) where !caps.contains(name) { caps.append(name) }
+            if used.insert(index).inserted {
+                counters[index] = feature.counters.map { registry.registerCounter($0.name, notice: $0.notice) }
+            }
         }
-        entityCaps = notify.isEmpty ? nil : EntityCaps(features: notify)
+        entityCaps = caps.isEmpty ? nil : EntityCaps(features: caps)
+        featureCounters = counters
+        usesRequestFeatures = !used.isEmpty
+        usedFeatures = used
         var options = profile.login
         var timeout = Duration.seconds(30)
         var afterLogin = 0

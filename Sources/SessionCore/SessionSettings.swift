@@ -26,13 +26,21 @@ public final class SessionSettings: Sendable {
     /// This generator's key in its stamps (`MessageStamp.generator`) when it shares a `--run-id`
     /// with other generators without `--segment`; nil otherwise.
     public let generatorKey: UInt32?
+    /// The run's seed (`--seed`): features that draw outside the program's generator (a reconnect's
+    /// back-off jitter) derive their draws from it, so seeded runs stay reproducible.
+    public let seed: UInt64
+    /// A connection whose socket does not drain for this long ends its session (`write-stalled`).
+    public let writeStallTimeout: Duration
 
     public init(
         domain: String, accountPrefix: String = "user", accounts: ClosedRange<Int>,
         runAccounts: ClosedRange<Int>? = nil, password: String,
         runID: String, tlsAvailable: Bool = true, metrics: FixedMetrics,
-        maxSCRAMIterations: Int = SCRAMClient.defaultMaxIterations, generatorKey: UInt32? = nil
+        maxSCRAMIterations: Int = SCRAMClient.defaultMaxIterations, generatorKey: UInt32? = nil, seed: UInt64 = 0,
+        writeStallTimeout: Duration = .seconds(30)
     ) {
+        self.seed = seed
+        self.writeStallTimeout = writeStallTimeout
         self.maxSCRAMIterations = maxSCRAMIterations
         self.generatorKey = generatorKey
         self.domain = domain

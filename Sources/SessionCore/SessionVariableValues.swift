@@ -3,10 +3,10 @@ import LoadProfile
 
 extension SessionVariable {
     /// This variable's value for the session `identity` now: its bound `resource`, its last message
-    /// `sequence`, its `room`; `variables` are the profile's own (`id` and the ring's bounds);
-    /// `${random}` draws from the session's `generator`.
+    /// `sequence`, its `room` and `nick` there; `variables` are the profile's own (`id` and the ring's
+    /// bounds); `${random}` draws from the program's `generator`.
     func value(
-        identity: SessionIdentity, settings: SessionSettings, resource: String, sequence: UInt32, room: RoomMembership?,
+        identity: SessionIdentity, settings: SessionSettings, resource: String, sequence: UInt32, room: String?, nick: String?,
         variables: [String: String], generator: inout SeededGenerator
     ) -> String? {
         switch self {
@@ -18,8 +18,8 @@ extension SessionVariable {
         case .seq: return String(sequence)
         case .runID: return settings.runID
         case .session: return String(identity.serial)
-        case .room: return room?.jid
-        case .nick: return room?.nick
+        case .room: return room
+        case .nick: return nick
         case .random: return String(UInt32.random(in: 0...UInt32.max, using: &generator))
         case .id: return variables[rawValue]
         case .prevIndex, .nextIndex:

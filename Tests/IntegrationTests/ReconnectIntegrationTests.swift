@@ -78,7 +78,11 @@ import XMPPCore
         let churned = summary.sessions.churned ?? 0
         // 4/s from ~1 s to 12 s: about 44; a busy machine skips ticks whose pick is not running.
         #expect((20...50).contains(churned), "churned \(churned)")
-        #expect((summary.sessions.reconnected ?? 0) + 20 >= churned, "reconnected \(summary.sessions.reconnected ?? 0) of \(churned)")
+        // Each churn is followed by a login again; only sessions still in their back-off (≤ 2 s) when the
+        // load stopped do not come back — at 4/s, a handful. Nothing reconnecting fails this.
+        let reconnected = summary.sessions.reconnected ?? 0
+        #expect(reconnected >= churned * 3 / 4 && reconnected <= churned, "reconnected \(reconnected) of \(churned)")
+        #expect((summary.sessions.reconnects ?? 0) >= reconnected)
         #expect(summary.sessions.failed == 0 && summary.errors.isEmpty, "\(summary.errors)")
         #expect(summary.sessions.completed == 20)
     }

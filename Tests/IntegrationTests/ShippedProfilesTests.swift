@@ -55,6 +55,14 @@ import Testing
             // Only messages to receivers that logged out at the stop may bounce.
             #expect(Set(summary.errors.keys).isSubset(of: ["message-service-unavailable"]), "\(row): \(summary.errors)")
             #expect(summary.latencyMilliseconds["login"]?.count ?? 0 >= 20, "\(row)")
+            // Every profile whose steps send one-to-one messages within the load (found in the profile,
+            // not by name: chat, compare, cluster-cross, soak-mixed, modern-client, and any added later;
+            // soak-restart's first message is 20-40 s in, past this run) sent and received some.
+            let firstMessage = definition.profiles.compactMap { Self.earliestMessage($0.profile.steps) }.min()
+            if let firstMessage, firstMessage + .seconds(2) < load(name) {
+                #expect(summary.messages.sent > 0 && summary.messages.received > 0, "\(row)")
+                #expect(summary.messages.received + summary.messages.lost >= summary.messages.sent / 2, "\(row)")
+            }
             switch name {
             case "modern-client":
                 // Each extension step is measured where the server has it, and said where it has not.
@@ -64,7 +72,6 @@ import Testing
                 ] {
                     #expect((summary.latencyMilliseconds[metric]?.count ?? 0) >= 20 || said.contains(notice), "\(row): \(metric) \(said)")
                 }
-                #expect(summary.messages.sent > 0 && summary.messages.received > 0, "\(row)")
             case "muc":
                 #expect(summary.latencyMilliseconds["muc.join"]?.count == 20, "\(row): \(summary.latencyMilliseconds.keys)")
                 // 12 s of load is enough to join and (after 10 s) start sending; receipts arrive (a groupchat in
@@ -78,6 +85,41 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: out + "/report.html"), "\(row)")
         }
         return rows
+    }
+
+    /// The earliest a session of `steps` can send its first one-to-one message (the shortest think
+    /// times before it, loops and branches included); nil when it never sends one.
+    static func earliestMessage(_ steps: [Step]) -> Duration? {
+        var elapsed = Duration.zero
+        for step in steps {
+            switch step.action {
+            case .message: return elapsed
+            case .loop(_, let body): if let found = earliestMessage(body) { return elapsed + found }
+            case .choose(let branches): if let found = branches.compactMap({ earliestMessage($0.steps) }).min() { return elapsed + found }
+            case .think(let think): elapsed += Self.shortest(think)
+            default: break
+            }
+        }
+        return nil
+    }
+
+    static func shortest(_ think: ThinkTime) -> Duration {
+        switch think {
+        case .constant(let duration): return duration
+        case .uniform(let low, _): return low
+        case .exponential: return .zero
+        }
+    }
+
+    @Test func theMessageCheckFindsEveryShippedProfileThatSendsMessages() throws {
+        var earliest: [String: Duration] = [:]
+        for name in Self.names {
+            let definition = try ProfileLoader.load(path: LocalServer.repositoryRoot.appendingPathComponent("profiles/\(name).yaml").path)
+            earliest[name] = definition.profiles.compactMap { Self.earliestMessage($0.profile.steps) }.min()
+        }
+        for name in ["chat", "compare", "cluster-cross"] { #expect((earliest[name] ?? .seconds(999)) < .seconds(10), "\(name): \(earliest)") }
+        #expect(earliest["login"] == nil && earliest["idle"] == nil)
+        #expect(earliest["soak-restart"] == .seconds(20), "its first message is 20-40 s in")
     }
 
     @Test(.timeLimit(.minutes(6)))

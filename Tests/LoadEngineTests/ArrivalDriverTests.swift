@@ -25,7 +25,7 @@ import XMPPCore
             self.context = context
         }
 
-        func connect(_ user: VirtualUser) {
+        func connect(_ user: VirtualUser, to target: ConnectTarget) {
             let channel = EmbeddedChannel(loop: loop)
             channels.append(channel)
             do {
@@ -39,7 +39,7 @@ import XMPPCore
 
     /// Fails every connect at once (for a real loop with no server).
     final class RefusingConnector: UserConnecting {
-        func connect(_ user: VirtualUser) { user.connectFailed(.refused) }
+        func connect(_ user: VirtualUser, to target: ConnectTarget) { user.connectFailed(.refused) }
     }
 
     struct Setup {

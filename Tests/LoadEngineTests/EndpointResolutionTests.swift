@@ -191,7 +191,7 @@ import XMPPCore
                 let machine = SessionMachine(
                     identity: identity, script: environment.scripts[0], settings: environment.settings, host: context,
                     generator: SeededGenerator(seed: 1, stream: UInt64(slot)), intendedStart: context.now())
-                context.start(VirtualUser(machine: machine, loop: context, userIndex: slot, phase: 0))
+                context.start(VirtualUser(machine: machine, loop: context, phase: 0))
             }.get()
         }
         func waitForConnections(_ count: Int) async throws {

@@ -52,7 +52,7 @@ final class PipelineHarness {
         let machine = SessionMachine(
             identity: identity, script: environment.script(profile: 0, endpoint: 0), settings: environment.settings,
             host: context, generator: SeededGenerator(seed: 1, stream: 0), intendedStart: context.now())
-        user = VirtualUser(machine: machine, loop: context, userIndex: 0, phase: 0)
+        user = VirtualUser(machine: machine, loop: context, phase: 0)
     }
 
     /// Starts the user: it arms its login timeout and connects.
@@ -116,7 +116,7 @@ final class PipelineHarness {
             (self.requestKey, self.firstRID) = (requestKey, firstRID)
         }
 
-        func connect(_ user: VirtualUser) {
+        func connect(_ user: VirtualUser, to target: ConnectTarget) {
             do {
                 try SessionPipeline.session(user, transport()).install(on: channels[0], context: context)
                 try channels[0].connect(to: address).wait()

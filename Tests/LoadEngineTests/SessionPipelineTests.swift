@@ -155,9 +155,9 @@ import XMPPCore
         // The keep-alive ping, 10 s after the login; the server answers it as recorded.
         harness.loop.advanceTime(by: .seconds(8))
         let ping = String(decoding: try harness.clientBytes(), as: UTF8.self)
-        #expect(ping.contains("<ping xmlns='urn:xmpp:ping'/>") && ping.contains("id='ka2'"), "sent: \(ping)")
+        #expect(ping.contains("<ping xmlns='urn:xmpp:ping'/>") && ping.contains("id='ka1'"), "sent: \(ping)")
         try harness.serverSends(
-            "<iq xmlns='jabber:client' from='load.test' to='user1@load.test/r1' id='ka2' type='error'><error type='cancel' code='501'><feature-not-implemented xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error><ping xmlns='urn:xmpp:ping'></ping></iq>"
+            "<iq xmlns='jabber:client' from='load.test' to='user1@load.test/r1' id='ka1' type='error'><error type='cancel' code='501'><feature-not-implemented xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></error><ping xmlns='urn:xmpp:ping'></ping></iq>"
         )
         snapshot = harness.snapshot()
         #expect(snapshot.counter(.pingsUnsupported) == 1)

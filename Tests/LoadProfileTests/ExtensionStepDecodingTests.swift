@@ -2,8 +2,9 @@ import Testing
 
 @testable import LoadProfile
 
-/// The extension steps in the profile language: `carbons`, `csi`, `mam`, `pep` — their forms, their
-/// metric names, and every mistake reported where it is.
+/// The feature steps in the profile language (`FeatureStepKind.rows`): `carbons`, `csi`, `mam`, `pep`
+/// — their forms, their metric names, and every mistake reported where it is. One decoder serves
+/// every row by its form.
 @Suite struct ExtensionStepDecodingTests {
     static func step(_ line: String) throws -> Step {
         let definition = try ProfileLoader.load(yaml: "name: e\nsteps:\n  - login\n  - \(line)\n", file: "e.yaml")
@@ -13,41 +14,48 @@ import Testing
     }
 
     @Test(arguments: [
-        ("carbons", ExtensionStep.carbons(enable: true), "carbons.enable"),
-        ("carbons: enable", .carbons(enable: true), "carbons.enable"),
-        ("carbons: disable", .carbons(enable: false), "carbons.disable"),
-        ("csi: inactive", .clientState(active: false), "csi.inactive"),
-        ("csi: active", .clientState(active: true), "csi.active"),
-        ("mam", .archiveQuery(max: 20, with: nil), "mam.query"),
-        ("mam: {max: 50}", .archiveQuery(max: 50, with: nil), "mam.query"),
-        ("pep", .publish(node: "urn:xmppload:load:0", payloadBytes: 128), "pep.publish"),
-        ("pep: {node: 'urn:example:mood', payload_size: 0}", .publish(node: "urn:example:mood", payloadBytes: 0), "pep.publish"),
+        ("carbons", FeatureStep(feature: "carbons", operation: "enable"), "carbons.enable"),
+        ("carbons: enable", FeatureStep(feature: "carbons", operation: "enable"), "carbons.enable"),
+        ("carbons: disable", FeatureStep(feature: "carbons", operation: "disable"), "carbons.disable"),
+        ("csi: inactive", FeatureStep(feature: "csi", operation: "inactive"), "csi.inactive"),
+        ("csi: active", FeatureStep(feature: "csi", operation: "active"), "csi.active"),
+        ("mam", FeatureStep(feature: "mam", operation: "query", settings: ["max": .number(20)]), "mam.query"),
+        ("mam: {max: 50}", FeatureStep(feature: "mam", operation: "query", settings: ["max": .number(50)]), "mam.query"),
+        (
+            "pep", FeatureStep(feature: "pep", operation: "publish", settings: ["node": .text("urn:xmppload:load:0"), "payload_size": .number(128)]),
+            "pep.publish"
+        ),
+        (
+            "pep: {node: 'urn:example:mood', payload_size: 0}",
+            FeatureStep(feature: "pep", operation: "publish", settings: ["node": .text("urn:example:mood"), "payload_size": .number(0)]),
+            "pep.publish"
+        ),
     ])
-    func eachFormDecodesWithItsMetric(line: String, expected: ExtensionStep, metric: String) throws {
+    func eachFormDecodesWithItsMetric(line: String, expected: FeatureStep, metric: String) throws {
         let step = try Self.step(line)
-        #expect(step.action == .protocolExtension(expected))
+        #expect(step.action == .feature(expected))
         #expect(step.name == metric)
     }
 
     @Test func aMAMFilterIsATemplate() throws {
         let step = try Self.step("mam: {max: 5, with: 'user${index}@${domain}'}")
-        guard case .protocolExtension(.archiveQuery(let max, let with?)) = step.action else {
+        guard case .feature(let decoded) = step.action, let with = decoded.template("with") else {
             Issue.record("\(step.action)")
             return
         }
-        #expect(max == 5 && with.variables.contains("index") && with.variables.contains("domain"))
+        #expect(decoded.number("max") == 5 && with.variables.contains("index") && with.variables.contains("domain"))
     }
 
     @Test(arguments: [
         ("carbons: on", 4, 14, "carbons must be one of enable, disable, got 'on'"),
         ("csi", 4, 5, "step 'csi' needs settings"),
-        ("csi: ~", 4, 5, "csi needs a state"),
+        ("csi: ~", 4, 5, "csi needs one of active, inactive"),
         ("csi: idle", 4, 10, "csi must be one of active, inactive"),
         ("mam: {max: 0}", 4, 16, "mam.max must be at least 1"),
         ("mam: {max: 5000}", 4, 16, "mam.max must be at most 1000"),
         ("mam: {page: 5}", 4, 11, "unknown key 'page' in mam"),
         ("pep: {payload_size: 100000}", 4, 25, "pep.payload_size must be at most 65536"),
-        ("pep: {node: ''}", 4, 10, "pep.node must not be empty"),
+        ("pep: {node: ''}", 4, 17, "pep.node must not be empty"),
     ])
     func mistakesAreReportedWhereTheyAre(line: String, row: Int, column: Int, message: String) {
         do {

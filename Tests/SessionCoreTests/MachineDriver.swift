@@ -56,7 +56,6 @@ struct MachineDriver {
     var now = SessionInstant.zero
     var timeoutAt: SessionInstant?
     var wakeAt: SessionInstant?
-    var keepAliveAt: SessionInstant?
     /// Every action except timer bookkeeping and effects, in order.
     var actions: [SessionAction] = []
     /// Every effect (measurements, directory, gauges, facts), in order; the driver also applies them
@@ -119,9 +118,9 @@ struct MachineDriver {
         if host.apply(action, slot: machine.identity.slot) { return effects.append(action) }
         switch action {
         case .armTimeout(let at): timeoutAt = at
+        case .cancelTimeout: timeoutAt = nil
         case .armWake(let at): wakeAt = at
         case .cancelWake: wakeAt = nil
-        case .armKeepAlive(let at): keepAliveAt = at
         default: actions.append(action)
         }
     }
@@ -134,13 +133,10 @@ struct MachineDriver {
     /// Moves the clock to `instant`, firing every armed timer that comes due on the way, in order.
     mutating func advance(to instant: SessionInstant) {
         while true {
-            let due = [timeoutAt, wakeAt, keepAliveAt].compactMap { $0 }.filter { $0 <= instant }.min()
+            let due = [timeoutAt, wakeAt].compactMap { $0 }.filter { $0 <= instant }.min()
             guard let due else { break }
             now = max(now, due)
-            if keepAliveAt == due {
-                keepAliveAt = nil
-                send(.keepAliveFired)
-            } else if wakeAt == due {
+            if wakeAt == due {
                 wakeAt = nil
                 send(.wakeFired)
             } else {
@@ -187,4 +183,9 @@ struct MachineDriver {
     }
 
     var ended: Bool { actions.contains { if case .ended = $0 { return true } else { return false } } }
+}
+
+extension SessionAction {
+    /// A connect to the session's first choice (endpoint 0, no fallback, no resumption location).
+    static let connectFirst = SessionAction.connect(ConnectTarget(endpoint: 0))
 }

@@ -9,6 +9,12 @@ import Testing
     @Test func theMachineStaysWithinItsInlineBudget() {
         let size = MemoryLayout<SessionMachine>.size
         #expect(size <= 480, "SessionMachine is \(size) bytes inline")
-        #expect(MemoryLayout<ConnectionLife>.size + MemoryLayout<StepRunner>.size + MemoryLayout<SessionContext>.size <= size + 32)
+        // Every feature inline, the shared part and the router's two armed instants: nothing else.
+        let features =
+            MemoryLayout<ConnectionFeature>.size + MemoryLayout<LoginFeature>.size + MemoryLayout<ReconnectFeature>.size
+            + MemoryLayout<KeepAliveFeature>.size + MemoryLayout<ProgramFeature>.size + MemoryLayout<PresenceFeature>.size
+            + MemoryLayout<RosterFeature>.size + MemoryLayout<QueryFeature>.size + MemoryLayout<MessagingFeature>.size
+            + MemoryLayout<MUCFeature>.size + MemoryLayout<SessionShared>.size + 4 * 8
+        #expect(features <= size + 96, "features \(features) B for a machine of \(size) B")
     }
 }

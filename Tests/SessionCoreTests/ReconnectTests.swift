@@ -47,7 +47,7 @@ import XMPPCore
         #expect(wake >= driver.now && wake <= driver.now + .seconds(1), "first back-off within 0…1 s")
         driver.actions.removeAll()
         driver.advance(to: wake)
-        #expect(driver.actions == [.connect])
+        #expect(driver.actions == [.connectFirst])
         driver.advance(by: .milliseconds(5))
         try driver.logIn(startedAlready: true)
         #expect(driver.sent().map(\.name) == ["auth", "iq", "presence"], "a new login, then the program again from the step after login")
@@ -67,7 +67,7 @@ import XMPPCore
         driver.send(.streamClosed)
         for attempt in 1...3 {
             driver.advance(by: .seconds(5))
-            #expect(driver.actions.last == .connect, "attempt \(attempt)")
+            #expect(driver.actions.last == .connectFirst, "attempt \(attempt)")
             driver.send(.connectFailed(.refused))
         }
         #expect(driver.ended)
@@ -102,7 +102,7 @@ import XMPPCore
         driver.send(.churn)
         #expect(driver.actions.last == .close)
         driver.advance(by: .seconds(1))
-        #expect(driver.actions.last == .connect)
+        #expect(driver.actions.last == .connectFirst)
         try driver.logIn(startedAlready: true)
         let snapshot = driver.host.recorder.takeSnapshot(start: 0, end: 1)
         #expect(snapshot.errors.isEmpty)

@@ -27,7 +27,7 @@ import XMPPCore
     @Test func startArmsTheLoginTimeoutAndAsksForAConnection() throws {
         var driver = try MachineDriver(profile: Self.profile("  - login\n  - logout"))
         driver.send(.start)
-        #expect(driver.actions == [.connect])
+        #expect(driver.actions == [.connectFirst])
         #expect(driver.timeoutAt == SessionInstant.zero + .seconds(30))
         #expect(driver.host.connecting == 1)
     }

@@ -172,7 +172,8 @@ final class ArrivalDriver {
         let endpoint = environment.endpoint(forArrival: userIndex, profile: profile)
         let identity = SessionIdentity(
             serial: serial, slot: slot, accountNumber: number, username: username,
-            bareJID: "\(username)@\(configuration.domain)", node: environment.node(ofEndpoint: endpoint))
+            bareJID: "\(username)@\(configuration.domain)", node: environment.node(ofEndpoint: endpoint), endpoint: endpoint,
+            arrival: userIndex)
         let script = environment.script(profile: profile, endpoint: endpoint)
         var machine = SessionMachine(
             identity: identity, script: script, settings: environment.settings,
@@ -181,9 +182,7 @@ final class ArrivalDriver {
         machine.probesServer = localSerial == 0
         liveSessions.increment()
         context.start(
-            VirtualUser(
-                machine: machine, loop: context, userIndex: userIndex, phase: phase,
-                endpoint: endpoint))
+            VirtualUser(machine: machine, loop: context, phase: phase))
     }
 
     private func sessionEnded(_ session: VirtualUser, failed: Bool) {

@@ -139,6 +139,12 @@ final class LoopContext: SessionHost, ByteCountSink {
 
     var stampClock: MessageStamp.Clock? { environment.clock.stampClock }
 
+    func fallbackEndpoint(after failure: ConnectionFailure, attempt: Int, first: Int, arrival: Int) -> Int? {
+        environment.fallbackEndpoint(after: failure, attempt: attempt, first: first, arrival: arrival)
+    }
+
+    func node(ofEndpoint endpoint: Int) -> ServerNode? { environment.node(ofEndpoint: endpoint) }
+
     // MARK: - What the probing session learned
 
     func learned(_ facts: ServerFacts) { probed.learned(facts) }

@@ -134,7 +134,8 @@ final class RunEnvironment: Sendable {
             accounts: configuration.accounts, runAccounts: configuration.population?.accounts,
             password: configuration.password,
             runID: runID, tlsAvailable: tls != nil, metrics: metrics,
-            maxSCRAMIterations: configuration.maxSCRAMIterations, generatorKey: configuration.generatorKey)
+            maxSCRAMIterations: configuration.maxSCRAMIterations, generatorKey: configuration.generatorKey, seed: seed,
+            writeStallTimeout: configuration.writeStallTimeout)
     }
 
     /// A loop deadline on the session clock.

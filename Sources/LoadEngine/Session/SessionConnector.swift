@@ -7,16 +7,17 @@ import SessionCore
 /// connection's pipeline (`SessionPipeline`) and reports failures to the user (`connectFailed`); a
 /// successful connection reports itself through its channel handler.
 protocol UserConnecting: AnyObject {
-    func connect(_ user: VirtualUser)
+    /// Connects `user` to `target` (chosen by its machine); the user hears `connected` or `connectFailed`.
+    func connect(_ user: VirtualUser, to target: ConnectTarget)
 }
 
 /// Opens one event loop's connections, for every transport (TCP, WebSocket, BOSH), through reusable
 /// bootstraps (`LoopBootstraps`); what a transport's pipeline holds is `SessionPipeline`'s business.
 ///
-/// The connector picks the address: the session's endpoint (after failed TCP connects, the next of
-/// its RFC 2782 order) from the run's resolved set (`ResolvedEndpoints`, read through a per-loop
-/// copy), or a server's XEP-0198 resumption location (`ResumeLocations`). No name is ever looked up
-/// on the loop. Loop-bound.
+/// The connector finds the address of the target the session chose: its endpoint (or the fallback it
+/// moved to) in the run's resolved set (`ResolvedEndpoints`, read through a per-loop copy), or a
+/// server's XEP-0198 resumption location (`ResumeLocations`, looked up off the loop). No name is
+/// ever looked up on the loop, and nothing is decided here. Loop-bound.
 final class SessionConnector: UserConnecting {
     private unowned let context: LoopContext
     private lazy var bootstraps = LoopBootstraps(context: context)
@@ -31,19 +32,17 @@ final class SessionConnector: UserConnecting {
         resumeLocations = ResumeLocations(eventLoop: context.eventLoop, resolver: context.environment.resolver)
     }
 
-    /// Connects `user` to its endpoint; the user hears `connected` or `connectFailed`.
-    func connect(_ user: VirtualUser) {
+    func connect(_ user: VirtualUser, to target: ConnectTarget) {
         let environment = context.environment
-        let web = environment.webEndpoint(user.endpoint)
-        // Web transports have no fallback order: always the session's endpoint.
-        var address = addresses.address(web == nil ? user.connectTarget : user.endpoint, in: environment.resolvedEndpoints)
-        if web == nil, user.isFirstTry, let location = user.machine.resumeLocation {
+        let web = environment.webEndpoint(target.endpoint)
+        var address = addresses.address(target.endpoint, in: environment.resolvedEndpoints)
+        if web == nil, target.attempt == 0, let location = target.resumeLocation {
             // Already waiting for a lookup (its login timed out and it connects again meanwhile): the
             // lookup's continuation connects it, once.
             guard !waitingForLocation.contains(ObjectIdentifier(user)) else { return }
             let lookup = resumeLocations.address(of: location, defaultPort: address.port ?? 5222) { [unowned self] in
                 self.waitingForLocation.remove(ObjectIdentifier(user))
-                if !user.machine.isEnded { self.connect(user) }
+                if !user.machine.isEnded { self.connect(user, to: target) }
             }
             switch lookup {
             case .pending:

@@ -8,10 +8,13 @@ import XMPPCore
 /// and, while it has one, its connection. The user outlives its connections: a connection is
 /// something it has, can lose and can replace; the machine decides, the user performs.
 ///
-/// Performing means: writes through the connection's codec, STARTTLS, closing, the session's one
-/// coarse timeout (on the loop's `SessionTimeouts` heap, cancelled lazily by generation) and its one
-/// precise wake-up (a NIO scheduled callback, for think times and paced sends). Time comes from the event loop's `now`
-/// as a `SessionInstant`, so an `EmbeddedEventLoop`'s virtual clock drives everything in tests.
+/// Performing means: connects (to the target the machine chose: an endpoint, a fallback, a
+/// resumption's location), writes through the connection's codec, STARTTLS, closing, the session's
+/// one coarse timer (on the loop's `SessionTimeouts` heap, cancelled lazily by generation) and its
+/// one precise wake-up (a NIO scheduled callback, for think times and paced sends). It decides
+/// nothing about the session: write stalls, fallbacks and resumption locations are the machine's.
+/// Time comes from the event loop's `now` as a `SessionInstant`, so an `EmbeddedEventLoop`'s virtual
+/// clock drives everything in tests.
 ///
 /// Loop-bound: lives on its `LoopContext`'s event loop; registered there by serial while alive.
 final class VirtualUser {
@@ -21,65 +24,27 @@ final class VirtualUser {
     private(set) var machine: SessionMachine
     unowned let loop: LoopContext
     private var connection: SessionChannelHandler?
-    /// The timers most sessions never arm (write stall, keep-alive), boxed so an idle session pays one
-    /// pointer for them.
-    private var occasional: OccasionalTimers?
     /// The last stanzas while the session is busy (nil while it rests: memory per idle session); offered
     /// to the loop's failure forensics when a failure ends the session.
     private var transcript: SessionTranscript?
-    /// The closed-model user (or open-model arrival) this session serves.
-    let userIndex: Int
     /// The precise wake-up, with this user as its handler.
     private var wake = LoopCallback()
     private var timeoutGeneration: UInt32 = 0
-    /// The try of the current connection attempt: 0 is `endpoint`, k the k-th fallback of the
-    /// session's RFC 2782 order (`RunEnvironment.endpointFallback`). Reset by every `.connect`.
-    private var endpointAttempt: UInt16 = 0
     private var hasEnded = false
     private let storedPhase: Int32
-    private let storedEndpoint: Int32
 
     /// The session's load phase.
     var phase: Int { Int(storedPhase) }
-    /// The server endpoint this user connects to (an index into `RunEnvironment.resolvedEndpoints`).
-    var endpoint: Int { Int(storedEndpoint) }
+    /// The closed-model user (or open-model arrival) this session serves.
+    var userIndex: Int { machine.identity.arrival }
 
-    /// Armed while the connection's socket does not drain; ends the session with `write-stalled`.
-    private var stallTask: Scheduled<Void>? {
-        get { occasional?.stall }
-        set { if newValue != nil || occasional != nil { timers().stall = newValue } }
-    }
-    private var keepAliveTask: Scheduled<Void>? {
-        get { occasional?.keepAlive }
-        set { if newValue != nil || occasional != nil { timers().keepAlive = newValue } }
-    }
-
-    private func timers() -> OccasionalTimers {
-        if let occasional { return occasional }
-        let made = OccasionalTimers()
-        occasional = made
-        return made
-    }
-
-    init(machine: SessionMachine, loop: LoopContext, userIndex: Int, phase: Int, endpoint: Int = 0) {
+    init(machine: SessionMachine, loop: LoopContext, phase: Int) {
         self.machine = machine
         self.loop = loop
-        self.userIndex = userIndex
-        storedPhase = Int32(phase)  // phases and endpoints are counted in the dozens
-        storedEndpoint = Int32(endpoint)
+        storedPhase = Int32(phase)  // phases are counted in the dozens
     }
 
     var serial: Int { machine.identity.serial }
-
-    /// The endpoint (an index into `RunEnvironment.resolvedEndpoints`) the current connect goes to:
-    /// `endpoint`, or after connect failures the next one of the session's RFC 2782 order.
-    var connectTarget: Int {
-        guard endpointAttempt > 0, let order = loop.environment.endpointFallback else { return endpoint }
-        return order.endpoint(attempt: Int(endpointAttempt), first: endpoint, arrival: userIndex) ?? endpoint
-    }
-
-    /// Whether the current connect is the session's first choice (a resumption location applies).
-    var isFirstTry: Bool { endpointAttempt == 0 }
 
     var script: SessionScript { machine.script }
 
@@ -122,7 +87,7 @@ final class VirtualUser {
         case .connectionLost(let failure): record(.event, .event(failure.map { "connection lost: \($0.kind)" } ?? "connection closed"), at: now)
         case .timeoutFired: record(.event, .event("timeout fired"), at: now)
         case .abort(let error): record(.event, .event("aborted: \(error.kind)"), at: now)
-        case .start, .wakeFired, .stop, .writability, .keepAliveFired, .churn, .keyDerived: break
+        case .start, .wakeFired, .stop, .writability, .churn, .keyDerived: break
         }
     }
 
@@ -142,7 +107,7 @@ final class VirtualUser {
         guard loop.recorder.wantsForensics(kind: kind) else { return }
         loop.recorder.recordForensics(
             FailedSession(
-                kind: kind, session: serial, account: machine.identity.username, node: machine.identity.node?.label,
+                kind: kind, session: serial, account: machine.identity.username, node: machine.node?.label,
                 phase: failure.loginPhase?.rawValue, detail: failure.error.detail,
                 failedAtSeconds: Double(loop.now().nanoseconds) / 1e9,
                 stanzas: transcript?.stanzas(since: machine.sessionStart) ?? []))
@@ -181,41 +146,17 @@ final class VirtualUser {
         handle(event)
     }
 
-    /// The connection's socket stopped draining (or drains again): the machine pauses its program, and
-    /// a stall longer than `--write-stall` ends the session.
+    /// The connection's socket stopped draining (or drains again): the machine pauses its program and
+    /// decides when a stall ends the session.
     func connection(_ handler: SessionChannelHandler, writable: Bool) {
         guard handler === connection else { return }
-        stallTask?.cancel()
-        stallTask = nil
-        if !writable {
-            let bound = NIOLoopBound(self, eventLoop: loop.eventLoop)
-            stallTask = loop.eventLoop.scheduleTask(in: TimeAmount(loop.environment.configuration.writeStallTimeout)) {
-                let user = bound.value
-                user.stallTask = nil
-                user.handle(.abort(.writeStalled))
-            }
-        }
         handle(.writability(writable))
     }
 
-    /// The connect attempt failed before any channel became active.
-    ///
-    /// With several TCP endpoints a connect-level failure (refused, timed out, unreachable) goes on to
-    /// the next endpoint of the session's RFC 2782 order within the same login attempt, counted in
-    /// `endpoint_fallbacks`; the machine hears of the failure (and counts its error) only when every
-    /// endpoint failed. Its login timeout and latency keep running from the intended start.
+    /// The connect attempt failed before any channel became active: the machine decides whether the
+    /// session falls back to another endpoint.
     func connectFailed(_ failure: ConnectionFailure) {
         connection = nil
-        let environment = loop.environment
-        if !hasEnded, endpointAttempt < UInt16.max,
-            environment.fallbackEndpoint(after: failure, attempt: Int(endpointAttempt), first: endpoint, arrival: userIndex)
-                != nil
-        {
-            endpointAttempt += 1
-            loop.recorder.increment(.endpointFallbacks)
-            machine.connectingTo(node: environment.node(ofEndpoint: connectTarget))
-            return loop.connector.connect(self)
-        }
         handle(.connectFailed(failure))
     }
 
@@ -225,12 +166,8 @@ final class VirtualUser {
         for action in actions {
             if hasEnded { return }
             switch action {
-            case .connect:
-                if endpointAttempt != 0 {
-                    endpointAttempt = 0
-                    machine.connectingTo(node: loop.environment.node(ofEndpoint: endpoint))
-                }
-                loop.connector.connect(self)
+            case .connect(let target):
+                loop.connector.connect(self, to: target)
             case .openStream:
                 record(.sent, .ourStreamOpen(domain: machine.settings.domain))
                 connection?.write(.header(domain: machine.settings.domain))
@@ -259,27 +196,17 @@ final class VirtualUser {
                 loop.timeouts.arm(
                     SessionTimeouts.Token(serial: serial, generation: timeoutGeneration),
                     at: loop.deadline(instant))
+            case .cancelTimeout:
+                timeoutGeneration &+= 1
             case .armWake(let instant):
                 wake.arm(at: loop.deadline(instant), on: loop.eventLoop, handler: self)
             case .cancelWake:
                 wake.cancel()
-            case .armKeepAlive(let instant):
-                keepAliveTask?.cancel()
-                let bound = NIOLoopBound(self, eventLoop: loop.eventLoop)
-                keepAliveTask = loop.eventLoop.scheduleTask(deadline: loop.deadline(instant)) {
-                    let user = bound.value
-                    user.keepAliveTask = nil
-                    user.handle(.keepAliveFired)
-                }
             case .deriveKey(let request):
                 loop.keyDerivations.derive(request, for: self)
             case .close:
                 let closing = connection
                 connection = nil
-                stallTask?.cancel()
-                stallTask = nil
-                keepAliveTask?.cancel()
-                keepAliveTask = nil
                 closing?.close()
             case .record(let effect):
                 effect.apply(to: &loop.recorder)
@@ -299,8 +226,6 @@ final class VirtualUser {
                 hasEnded = true
                 timeoutGeneration &+= 1
                 wake.cancel()
-                keepAliveTask?.cancel()
-                keepAliveTask = nil
                 loop.sessionEnded(self, failed: failure != nil)
             }
         }
@@ -315,10 +240,4 @@ extension VirtualUser: NIOScheduledCallbackHandler {
         guard wake.fired(now: eventLoop.now) else { return }
         handle(.wakeFired)
     }
-}
-
-/// A virtual user's rarely armed timers, allocated on first use.
-private final class OccasionalTimers {
-    var stall: Scheduled<Void>?
-    var keepAlive: Scheduled<Void>?
 }

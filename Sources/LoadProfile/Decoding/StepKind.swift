@@ -4,8 +4,8 @@ import Yams
 /// it may stand alone (`- logout`), whether it needs a logged-in session, and how its settings decode
 /// into a `StepAction` and the step's default metric name.
 ///
-/// Adding a step kind: one row here, one `StepAction` case, one case in `SessionMachine`'s step
-/// start, and its tests (see docs/ARCHITECTURE.md).
+/// The built-in steps are rows here; a session feature's steps are rows of `FeatureStepKind.rows`,
+/// decoded alike by their form and appended to this table (see docs/ARCHITECTURE.md).
 struct StepKind: Sendable {
     let key: String
     /// May be written as a bare name, without settings.
@@ -15,7 +15,9 @@ struct StepKind: Sendable {
     /// Decodes the settings (`value`, nil for a bare name) of the step `node`; nil after reporting.
     let decode: @Sendable (inout ProfileDecoder, _ value: Node?, _ node: Node, _ flow: inout SessionFlow) -> (StepAction, String)?
 
-    static let table: [StepKind] = [
+    static let table: [StepKind] = builtIn + FeatureStepKind.rows.map(feature)
+
+    private static let builtIn: [StepKind] = [
         StepKind(key: "login", mayBeBare: true, needsLogin: false) { d, value, _, _ in d.decodeLoginStep(value) },
         StepKind(key: "logout", mayBeBare: true, needsLogin: true) { _, _, _, _ in (.logout, "logout") },
         StepKind(key: "stay_online", mayBeBare: true, needsLogin: true) { _, _, _, _ in (.stayOnline, "stay_online") },
@@ -40,10 +42,6 @@ struct StepKind: Sendable {
         },
         StepKind(key: "version", mayBeBare: true, needsLogin: true) { d, value, _, _ in d.decodeQueryStep("version", value) { .version(to: $0) } },
         StepKind(key: "vcard", mayBeBare: true, needsLogin: true) { d, value, _, _ in d.decodeQueryStep("vcard", value) { .vcard(to: $0) } },
-        StepKind(key: "carbons", mayBeBare: true, needsLogin: true) { d, value, _, _ in d.decodeCarbonsStep(value) },
-        StepKind(key: "csi", mayBeBare: false, needsLogin: true) { d, value, node, _ in d.decodeClientStateStep(value, node: node) },
-        StepKind(key: "mam", mayBeBare: true, needsLogin: true) { d, value, _, _ in d.decodeArchiveStep(value) },
-        StepKind(key: "pep", mayBeBare: true, needsLogin: true) { d, value, _, _ in d.decodePublishStep(value) },
         StepKind(key: "raw", mayBeBare: false, needsLogin: true) { d, value, _, _ in d.decodeRawStep(value) },
         StepKind(key: "wait", mayBeBare: true, needsLogin: true) { d, value, _, _ in d.decodeWaitStep(value) },
         StepKind(key: "think", mayBeBare: false, needsLogin: false) { d, value, node, _ in d.decodeThinkStep(value, node: node) },
@@ -54,6 +52,11 @@ struct StepKind: Sendable {
             d.decodeChoose(value, node: node, flow: &flow).map { (.choose($0), "choose") }
         },
     ]
+
+    /// A feature step's row as a step kind: it may stand alone when its row allows, and needs a login.
+    static func feature(_ kind: FeatureStepKind) -> StepKind {
+        StepKind(key: kind.key, mayBeBare: kind.mayBeBare, needsLogin: true) { d, value, node, _ in d.decodeFeatureStep(kind, value, node: node) }
+    }
 
     static let byKey: [String: StepKind] = Dictionary(uniqueKeysWithValues: table.map { ($0.key, $0) })
 }

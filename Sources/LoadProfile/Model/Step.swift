@@ -35,8 +35,9 @@ public indirect enum StepAction: Sendable, Equatable {
     case message(MessageAction)
     case muc(MUCAction)
     case iq(IQAction)
-    /// Carbons, client state, archive query or PEP publish (`ExtensionStep`).
-    case protocolExtension(ExtensionStep)
+    /// A step of a session feature (carbons, client state, archive query, PEP publish, blocking, …):
+    /// `FeatureStep`, decoded by its row (`FeatureStepKind`).
+    case feature(FeatureStep)
     case wait(WaitCondition)
     case think(ThinkTime)
     case loop(LoopCount, [Step])

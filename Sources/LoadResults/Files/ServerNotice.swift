@@ -1,8 +1,9 @@
 /// Something the run asked of the server that the server did not do, and what the session did
 /// instead — said, never silent (issue 26's "asked for, not available"): presence not echoed, pings
 /// answered with an error, logouts unanswered, stream management not offered, SRV targets that
-/// refused connects (the sessions fell back to the next target), extension steps (carbons, CSI, MAM,
-/// PEP) the server does not support. Counted per session
+/// refused connects (the sessions fell back to the next target), and whatever a session feature
+/// registered a counter notice for (extension steps the server does not support: carbons, CSI, MAM,
+/// PEP, blocking). Counted per session
 /// (or login) from the run's counters; `summary.json`'s `notices`, the text report and report.html.
 public struct ServerNotice: Codable, Sendable, Equatable {
     /// A stable name: `presence-not-echoed`, `pings-unsupported`, `logout-unanswered`,
@@ -59,32 +60,17 @@ public struct ServerNotice: Codable, Sendable, Equatable {
     ]
 
     /// The notices the counters of `total` call for, in a fixed order; empty when there are none.
-    /// The extension steps' notices as rows of the same shape as `table`.
-    private static let extensionRows: [(counter: Counter, kind: String, text: @Sendable (UInt64, IntervalSnapshot) -> String)] =
-        ExtensionNotice.all.map { notice in (notice.counter, notice.kind, { @Sendable count, _ in notice.text(count) }) }
-
+    /// The fixed counters' notices first, then the registered counters' (`CounterNotice`, carried by
+    /// the snapshots), by counter name.
     public static func notices(_ total: IntervalSnapshot) -> [ServerNotice] {
-        (table + extensionRows).compactMap { entry in
+        let fixed = table.compactMap { entry in
             let count = total.counter(entry.counter)
             return count > 0 ? ServerNotice(kind: entry.kind, count: count, text: entry.text(count, total)) : nil
         }
+        let registered = (total.counterNotices ?? [:]).sorted { $0.key < $1.key }.compactMap { name, notice -> ServerNotice? in
+            let count = total.counters[name] ?? 0
+            return count > 0 ? ServerNotice(kind: notice.kind, count: count, text: notice.text(count: count)) : nil
+        }
+        return fixed + registered
     }
-}
-
-/// The "not supported by the server" notices of the extension steps: kind `<feature>-unsupported`.
-private struct ExtensionNotice: Sendable {
-    let counter: Counter
-    let kind: String
-    let title: String
-
-    func text(_ count: UInt64) -> String {
-        "the server does not support \(title) (an error answer, or not among the stream features) for \(count) step(s); those steps completed unmeasured"
-    }
-
-    static let all = [
-        ExtensionNotice(counter: .carbonsUnsupported, kind: "carbons-unsupported", title: "XEP-0280 message carbons"),
-        ExtensionNotice(counter: .clientStateUnsupported, kind: "csi-unsupported", title: "XEP-0352 client state indication"),
-        ExtensionNotice(counter: .archiveUnsupported, kind: "mam-unsupported", title: "XEP-0313 message archive management"),
-        ExtensionNotice(counter: .personalEventingUnsupported, kind: "pep-unsupported", title: "XEP-0163 personal eventing (PEP)"),
-    ]
 }

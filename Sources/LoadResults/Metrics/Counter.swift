@@ -1,5 +1,7 @@
-/// The fixed counters every run keeps. Raw values index the recorder's counter array; `name` is the
-/// key in results files.
+/// The fixed counters every run keeps — the engine's, and those the results' own logic reads (the
+/// verdict, the reports, the server notices). Raw values index the recorder's counter array; `name`
+/// is the key in results files. A session feature's own counters are not here: the feature registers
+/// them (`MetricRegistry.registerCounter`, with a `CounterNotice`), so adding a feature adds no case.
 public enum Counter: Int, CaseIterable, Sendable {
     case sessionsStarted, sessionsLoggedIn, sessionsFailed, sessionsCompleted
     case droppedArrivals
@@ -38,11 +40,6 @@ public enum Counter: Int, CaseIterable, Sendable {
     /// Connects that failed at one endpoint and went on to the next of the session's RFC 2782 order
     /// (`SRVFallbackOrder`) within the same login attempt; one per fallback, not per session.
     case endpointFallbacks
-    /// Extension steps (`ExtensionStep`) the server does not support (an error answer such as
-    /// `service-unavailable`, or CSI not among the stream features): each completed unmeasured.
-    case carbonsUnsupported, clientStateUnsupported, archiveUnsupported, personalEventingUnsupported
-    /// Archived messages the `mam` steps' pages brought (XEP-0313 `<result/>` messages).
-    case archivedMessages
 
     public var name: String {
         switch self {
@@ -88,11 +85,6 @@ public enum Counter: Int, CaseIterable, Sendable {
         case .logoutsUnanswered: return "logouts_unanswered"
         case .streamManagementNotOffered: return "sm_not_offered"
         case .endpointFallbacks: return "endpoint_fallbacks"
-        case .carbonsUnsupported: return "carbons_unsupported"
-        case .clientStateUnsupported: return "csi_unsupported"
-        case .archiveUnsupported: return "mam_unsupported"
-        case .personalEventingUnsupported: return "pep_unsupported"
-        case .archivedMessages: return "mam_messages"
         }
     }
 

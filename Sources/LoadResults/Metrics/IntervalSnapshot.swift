@@ -34,6 +34,9 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
     public var loginFailures: [String: [String: UInt64]]?
     /// The first failed sessions per error kind with their last stanzas (`FailureForensics`); nil when none.
     public var forensics: FailureForensics?
+    /// What the non-zero registered counters of this snapshot tell a person, by counter name
+    /// (`CounterNotice`); nil when none (and in older files).
+    public var counterNotices: [String: CounterNotice]?
     /// Message events for the ledger; not encoded.
     public var messageEvents = MessageEvents()
 
@@ -46,6 +49,7 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
         case errorExamples = "error_examples"
         case loginFailures = "login_failures"
         case forensics
+        case counterNotices = "counter_notices"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -66,6 +70,7 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
         errorExamples = try container.decodeIfPresent([String: String].self, forKey: .errorExamples)
         loginFailures = try container.decodeIfPresent([String: [String: UInt64]].self, forKey: .loginFailures)
         forensics = try container.decodeIfPresent(FailureForensics.self, forKey: .forensics)
+        counterNotices = try container.decodeIfPresent([String: CounterNotice].self, forKey: .counterNotices)
     }
 
     public init(start: Double = 0, end: Double = 0) {
@@ -111,6 +116,7 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
 
     private mutating func addCommon(_ other: IntervalSnapshot) {
         counters.merge(other.counters, uniquingKeysWith: +)
+        if let theirs = other.counterNotices { counterNotices = (counterNotices ?? [:]).merging(theirs) { mine, _ in mine } }
         var folded = self.folded ?? [:]
         folded.merge(other.folded ?? [:], uniquingKeysWith: +)
         for (kind, count) in other.errors
@@ -137,7 +143,7 @@ public struct IntervalSnapshot: Sendable, Equatable, Codable {
             && lhs.latency == rhs.latency && lhs.serviceLatency == rhs.serviceLatency && lhs.errors == rhs.errors
             && lhs.loopLag == rhs.loopLag && lhs.health == rhs.health && lhs.ledger == rhs.ledger && lhs.rooms == rhs.rooms
             && lhs.folded == rhs.folded && lhs.nodes == rhs.nodes && lhs.errorExamples == rhs.errorExamples
-            && lhs.loginFailures == rhs.loginFailures && lhs.forensics == rhs.forensics
+            && lhs.loginFailures == rhs.loginFailures && lhs.forensics == rhs.forensics && lhs.counterNotices == rhs.counterNotices
     }
 }
 

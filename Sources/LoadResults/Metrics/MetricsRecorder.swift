@@ -8,6 +8,8 @@ public struct MetricsRecorder {
     private var corrected: [LatencyHistogram?]
     private var service: [LatencyHistogram?]
     private var counters: [UInt64]
+    /// The registered counters (`MetricRegistry.registerCounter`), indexed after the fixed ones.
+    private let registeredCounters: [(name: String, notice: CounterNotice?)]
     private var errors: [String: UInt64] = [:]
     private var gauges: [String: Int64] = [:]
     private var loopLag = LatencyHistogram()
@@ -33,7 +35,8 @@ public struct MetricsRecorder {
         nodes = registry.nodeLabels.isEmpty ? nil : NodeRecorder(labels: registry.nodeLabels, metricNames: registry.names)
         corrected = Array(repeating: nil, count: registry.count)
         service = Array(repeating: nil, count: registry.count)
-        counters = Array(repeating: 0, count: Counter.allCases.count)
+        registeredCounters = registry.registeredCounters
+        counters = Array(repeating: 0, count: Counter.allCases.count + registry.registeredCounters.count)
     }
 
     /// Records one latency: `correctedNanoseconds` from the intended start, `serviceNanoseconds` from
@@ -78,8 +81,16 @@ public struct MetricsRecorder {
         counters[counter.rawValue] &+= amount
     }
 
+    /// Adds `amount` to a counter a feature registered.
+    public mutating func increment(_ counter: CounterID, by amount: UInt64 = 1) {
+        counters[counter.index] &+= amount
+    }
+
     /// A counter's value in the current interval.
     public func count(_ counter: Counter) -> UInt64 { counters[counter.rawValue] }
+
+    /// A registered counter's value in the current interval.
+    public func count(_ counter: CounterID) -> UInt64 { counters[counter.index] }
 
     /// Counts one error; beyond `CardinalityCap.errorKinds` distinct kinds a new kind folds into
     /// its `-other` key.
@@ -164,6 +175,12 @@ public struct MetricsRecorder {
         var snapshot = IntervalSnapshot(start: start, end: end)
         for counter in Counter.allCases where counters[counter.rawValue] != 0 {
             snapshot.counters[counter.name] = counters[counter.rawValue]
+        }
+        for (offset, registered) in registeredCounters.enumerated() {
+            let value = counters[Counter.allCases.count + offset]
+            guard value != 0 else { continue }
+            snapshot.counters[registered.name] = value
+            if let notice = registered.notice { snapshot.counterNotices = (snapshot.counterNotices ?? [:]).merging([registered.name: notice]) { $1 } }
         }
         for index in names.indices {
             if let histogram = corrected[index], !histogram.isEmpty {

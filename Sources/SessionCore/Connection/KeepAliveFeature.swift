@@ -8,15 +8,21 @@ import XMPPCore
 /// without XEP-0199) is no round trip: it is counted (`pings_unsupported`) and the session keeps its
 /// connection alive with whitespace from then on — for the rest of its life, reconnects included.
 ///
-/// Pure state: the machine asks what a tick or a stanza means and performs the answer.
+/// Pure state, with its own timer (`due`, the next tick) and its own ping ids (`ka<n>`): the machine
+/// asks what a tick or a stanza means and performs the answer.
 struct KeepAliveFeature: Equatable {
     /// The id and send time of our ping awaiting its answer.
     private(set) var pending: PendingPing?
     /// The server answered a ping with an error: whitespace from then on.
     private(set) var fallsBackToWhitespace = false
+    /// When the next tick is due (nil: not logged in, or no `keepalive:`).
+    private(set) var due: SessionInstant?
+    /// Pings sent so far (the next one's id is `ka<pings + 1>`).
+    private var pings: UInt32 = 0
 
     struct PendingPing: Equatable {
-        let id: String
+        /// The ping's number n (its iq id is `ka<n>`).
+        let number: UInt32
         let sentAt: SessionInstant
     }
 
@@ -32,8 +38,15 @@ struct KeepAliveFeature: Equatable {
         case skipped
     }
 
-    /// The tick came due at `now`; a ping that goes out has the iq id `ka<request>` (built only then).
-    mutating func tick(_ settings: KeepAlive, request: UInt32, domain: String, now: SessionInstant, writeBlocked: Bool) -> Tick {
+    /// Arms the next tick, one interval from `now` (nothing without `settings`).
+    mutating func arm(_ settings: KeepAlive?, now: SessionInstant) {
+        due = settings.map { now + $0.interval }
+    }
+
+    /// The tick came due at `now`; a ping that goes out has the iq id `ka<n>` (built only then). The
+    /// caller arms the next tick unless the connection is dead.
+    mutating func tick(_ settings: KeepAlive, domain: String, now: SessionInstant, writeBlocked: Bool) -> Tick {
+        due = nil
         if pending != nil {
             pending = nil
             return .connectionDead
@@ -41,9 +54,9 @@ struct KeepAliveFeature: Equatable {
         if writeBlocked { return .skipped }
         switch fallsBackToWhitespace ? .whitespace : settings.kind {
         case .ping:
-            let id = "ka\(request)"
-            pending = PendingPing(id: id, sentAt: now)
-            return .ping(Stanza.iq(type: "get", id: id, to: domain, child: XMLElement("ping", namespace: XMPPNamespace.ping)))
+            pings &+= 1
+            pending = PendingPing(number: pings, sentAt: now)
+            return .ping(Stanza.iq(type: "get", id: "ka\(pings)", to: domain, child: XMLElement("ping", namespace: XMPPNamespace.ping)))
         case .whitespace:
             return .whitespace
         }
@@ -62,7 +75,7 @@ struct KeepAliveFeature: Equatable {
     /// The meaning of `stanza` when it answers our pending ping (a result or an error: either way the
     /// server is there and the connection lives); nil when it does not.
     mutating func answer(_ stanza: XMLElement) -> Answer? {
-        guard let awaited = pending, stanza.name == "iq", stanza.attribute("id") == awaited.id else { return nil }
+        guard let awaited = pending, stanza.name == "iq", stanza.attribute("id") == "ka\(awaited.number)" else { return nil }
         let type = stanza.attribute("type")
         guard type == "result" || type == "error" else { return nil }
         pending = nil
@@ -72,6 +85,9 @@ struct KeepAliveFeature: Equatable {
         return .unsupported
     }
 
-    /// The connection went away (or a new login began): no ping is awaited any more.
-    mutating func forgetPending() { pending = nil }
+    /// The connection went away (or a new login began): no ping is awaited, no tick is armed.
+    mutating func forget() {
+        pending = nil
+        due = nil
+    }
 }

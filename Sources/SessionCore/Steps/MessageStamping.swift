@@ -8,16 +8,17 @@ import XMPPCore
 /// latency (corrected from the sender's intended send, service from its actual send, on this
 /// generator's clock), the ledger's receipt, the node matrix — or, for a message error, its notice.
 ///
-/// Pure functions of their arguments; the machine keeps the sequence number (`${seq}`).
+/// Pure functions of their arguments; `MessagingFeature` keeps the sequence number (`${seq}`).
 enum MessageStamping {
-    /// The stamp of message `sequence` of the session `identity`, sent `now`, due at `intended`.
+    /// The stamp of message `sequence` of the session `identity` (connected to `node`), sent `now`,
+    /// due at `intended`.
     static func stamp(
-        sequence: UInt32, identity: SessionIdentity, settings: SessionSettings, now: SessionInstant, intended: SessionInstant,
-        clock: MessageStamp.Clock?
+        sequence: UInt32, identity: SessionIdentity, node: ServerNode?, settings: SessionSettings, now: SessionInstant,
+        intended: SessionInstant, clock: MessageStamp.Clock?
     ) -> MessageStamp {
         var stamp = MessageStamp(
             runID: settings.runID, sender: UInt32(truncatingIfNeeded: identity.serial), sequence: sequence,
-            sentNanos: now.stampNanoseconds, intendedNanos: min(intended, now).stampNanoseconds, node: identity.node?.label)
+            sentNanos: now.stampNanoseconds, intendedNanos: min(intended, now).stampNanoseconds, node: node?.label)
         stamp.generator = settings.generatorKey  // generators sharing a --run-id without --segment
         stamp.clock = clock  // the generator's clock, in runs of several generators
         return stamp
@@ -31,11 +32,11 @@ enum MessageStamping {
             : .messageSent(sender: stamp.senderKey, sequence: stamp.sequence)
     }
 
-    /// Appends what the arriving `message` measures for the session `identity` at `now` to `actions`
-    /// (as `record` actions; nothing for an unstamped message or another run's). Appends into the
-    /// caller's buffer: no array per message.
+    /// Appends what the arriving `message` measures for the session `identity` (connected to `node`)
+    /// at `now` to `actions` (as `record` actions; nothing for an unstamped message or another run's).
+    /// Appends into the caller's buffer: no array per message.
     static func received(
-        _ message: XMLElement, identity: SessionIdentity, settings: SessionSettings, now: SessionInstant,
+        _ message: XMLElement, identity: SessionIdentity, node: ServerNode?, settings: SessionSettings, now: SessionInstant,
         clock ours: MessageStamp.Clock?, into actions: inout [SessionAction]
     ) {
         let type = message.attribute("type") ?? "normal"
@@ -60,7 +61,7 @@ enum MessageStamping {
             return
         }
         actions.append(.record(.latency(settings.metrics.message, corrected: corrected, service: service)))
-        if let node = identity.node, let senderNode = stamp.node {
+        if let node, let senderNode = stamp.node {
             actions.append(.record(.nodeMessage(senderLabel: senderNode, receiver: node, nanoseconds: service)))
         }
         let receiver = UInt32(truncatingIfNeeded: identity.serial)

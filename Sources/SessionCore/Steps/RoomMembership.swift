@@ -3,7 +3,7 @@ import XMPPCore
 
 /// The MUC room a session is in or joining: its JID, our nick, the occupants the room announced (for
 /// the fan-out's expected receipts) and the join retries of a room still locked by its creator.
-/// Boxed (one pointer in `SessionMachine`) because most profiles never join a room.
+/// Boxed (one pointer in `MUCFeature`) because most profiles never join a room.
 ///
 /// It builds the stanzas of the `muc_*` steps and says what an arriving stanza means for a join in
 /// flight; the machine sends and times.
@@ -13,6 +13,8 @@ final class RoomMembership {
     var occupants: Set<String> = []
     /// Joins retried because the room was still locked (XEP-0045 §10.1), at most `maxJoinRetries`.
     private(set) var joinRetries = 0
+    /// When the next join of a locked room goes out (nil: none waiting).
+    var retryAt: SessionInstant?
     /// A locked room is asked again after this long, up to `maxJoinRetries` times (~5 s in all).
     static let joinRetryDelay = Duration.milliseconds(500)
     static let maxJoinRetries = 10
