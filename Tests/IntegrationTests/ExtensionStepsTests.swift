@@ -60,4 +60,51 @@ import Testing
             #expect((latency["pep.publish"] as? [String: Any])?["count"] as? Int == 10)
         }
     }
+
+    /// XEP-0191 against Prosody with `mod_blocklist` (`--extensions`) and without it: with it every
+    /// block, list and unblock is timed and the list's items counted; without it each step completes
+    /// unmeasured, `blocking-unsupported` is said and no session fails.
+    @Test(.timeLimit(.minutes(3)), arguments: [true, false])
+    func blockingIsTimedWhereTheServerHasItAndSaidWhereNot(loaded: Bool) async throws {
+        let profile = Jabberd2InteropTests.temporary("blocking-profile") + ".yaml"
+        try """
+        name: blocking
+        steps:
+          - login
+          - presence: available
+          - blocklist
+          - block: 'user${next_index}@${domain}'
+          - blocklist
+          - unblock: 'user${next_index}@${domain}'
+          - logout
+        """.write(toFile: profile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: profile) }
+        try await LocalServer.with(accounts: 10, options: loaded ? ["--extensions"] : []) { server in
+            let out = Jabberd2InteropTests.temporary("blocking")
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let result = try CommandLineTests.xmppload([
+                "run", profile, "--server", "\(server.host):\(server.port)", "--domain", server.domain, "--accounts", "1-10",
+                "--password", server.password, "--sessions", "10", "--ramp", "1s", "--insecure", "--plain", "--out", out,
+            ])
+            #expect(result.status == 0, "\(result.output)")
+            let summary = try Jabberd2InteropTests.summary(out)
+            let sessions = try #require(summary["sessions"] as? [String: Any])
+            #expect(sessions["completed"] as? Int == 10 && sessions["failed"] as? Int == 0, "\(result.output)")
+            let latency = try #require(summary["latency_ms"] as? [String: Any])
+            let notices = (summary["notices"] as? [[String: Any]]) ?? []
+            if loaded {
+                for metric in ["blocking.block", "blocking.unblock"] {
+                    #expect((latency[metric] as? [String: Any])?["count"] as? Int == 10, "\(metric): \(latency.keys.sorted())")
+                }
+                #expect((latency["blocking.list"] as? [String: Any])?["count"] as? Int == 20)
+                // The second list of each session holds the JID it blocked.
+                #expect(try Jabberd2InteropTests.intervalCounter(out, "blocklist_items") >= 10)
+                #expect(!notices.contains { $0["kind"] as? String == "blocking-unsupported" }, "\(notices)")
+            } else {
+                #expect(latency["blocking.block"] == nil && latency["blocking.list"] == nil, "\(latency.keys.sorted())")
+                #expect(notices.contains { $0["kind"] as? String == "blocking-unsupported" && $0["count"] as? Int == 40 }, "\(notices)")
+                #expect(result.output.contains("blocking-unsupported ×40"), "\(result.output)")
+            }
+        }
+    }
 }

@@ -83,3 +83,42 @@ import Testing
         }
     }
 }
+
+/// The blocking steps' rows (XEP-0191): forms, metrics and mistakes.
+@Suite struct BlockingStepDecodingTests {
+    @Test(arguments: [
+        (
+            "block: user2@load.test",
+            FeatureStep(feature: "blocking", operation: "block", settings: ["jid": .template(Template(literal: "user2@load.test"))]), "blocking.block"
+        ),
+        (
+            "block: {jid: x@y}", FeatureStep(feature: "blocking", operation: "block", settings: ["jid": .template(Template(literal: "x@y"))]),
+            "blocking.block"
+        ),
+        ("unblock", FeatureStep(feature: "blocking", operation: "unblock"), "blocking.unblock"),
+        (
+            "unblock: x@y", FeatureStep(feature: "blocking", operation: "unblock", settings: ["jid": .template(Template(literal: "x@y"))]),
+            "blocking.unblock"
+        ),
+        ("blocklist", FeatureStep(feature: "blocking", operation: "list"), "blocking.list"),
+    ])
+    func eachFormDecodesWithItsMetric(line: String, expected: FeatureStep, metric: String) throws {
+        let step = try ExtensionStepDecodingTests.step(line)
+        #expect(step.action == .feature(expected))
+        #expect(step.name == metric)
+    }
+
+    @Test(arguments: [
+        ("block", "step 'block' needs settings"),
+        ("block: {who: x@y}", "unknown key 'who' in block"),
+        ("block: {}", "block needs jid"),
+    ])
+    func mistakesAreReported(line: String, message: String) {
+        do {
+            _ = try ProfileLoader.load(yaml: "name: e\nsteps:\n  - login\n  - \(line)\n", file: "e.yaml")
+            Issue.record("'\(line)' accepted")
+        } catch {
+            #expect(error.problems.contains { $0.message.contains(message) }, "\(error.problems.map(\.message))")
+        }
+    }
+}

@@ -22,6 +22,15 @@ extension FeatureStepKind {
                 fields: [
                     .init("node", .text, default: .text(defaultPEPNode)), .init("payload_size", .number(0...65536), default: .number(128)),
                 ], shorthand: nil)),
+        // XEP-0191 blocking command: `block: JID`, `unblock: JID` (bare: everyone), `blocklist`.
+        FeatureStepKind(
+            key: "block", feature: "blocking", metric: "blocking.block",
+            form: .settings(operation: "block", fields: [.init("jid", .template, required: true)], shorthand: "jid")),
+        FeatureStepKind(
+            key: "unblock", feature: "blocking", metric: "blocking.unblock",
+            form: .settings(operation: "unblock", fields: [.init("jid", .template)], shorthand: "jid")),
+        FeatureStepKind(
+            key: "blocklist", feature: "blocking", metric: "blocking.list", form: .settings(operation: "list", fields: [], shorthand: nil)),
     ]
 
     static let byKey: [String: FeatureStepKind] = Dictionary(uniqueKeysWithValues: rows.map { ($0.key, $0) })

@@ -12,6 +12,7 @@ enum SessionFeatures {
         ClientStateFeature.self,
         ArchiveFeature.self,
         PersonalEventingFeature.self,
+        BlockingFeature.self,
     ]
 
     private static let indices: [String: Int] = Dictionary(
