@@ -38,6 +38,9 @@ final class PrometheusExporter: RunSink {
             let prometheusCounter = registry.counter(.counter(counter))
             if value > 0 { prometheusCounter.increment(by: Int64(clamping: value)) }
         }
+        for (name, value) in interval.counters where value > 0 && Counter(name: name) == nil {
+            registry.counter(.registeredCounter(name)).increment(by: Int64(clamping: value))
+        }
         for (kind, count) in interval.errors {
             registry.counter(.errors, kind).increment(by: Int64(clamping: count))
         }

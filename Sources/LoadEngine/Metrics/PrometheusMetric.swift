@@ -10,6 +10,9 @@ import Prometheus
 enum PrometheusMetric: Hashable, Sendable {
     /// `xmppload_<counter>_total`, advanced by each interval's delta.
     case counter(LoadResults.Counter)
+    /// `xmppload_<name>_total` for a counter a session feature registered (`blocking_unsupported`,
+    /// `mam_messages`, …), advanced by each interval's delta; it exists once the feature counted.
+    case registeredCounter(String)
     /// `xmppload_errors_total{kind}`.
     case errors
     /// `xmppload_sessions_online` etc.: the collector's session gauges.
@@ -52,6 +55,7 @@ enum PrometheusMetric: Hashable, Sendable {
     private var parts: (name: String, unit: String) {
         switch self {
         case .counter(let counter): return (counter.name, "total")
+        case .registeredCounter(let name): return (name, "total")
         case .errors: return ("errors", "total")
         case .sessions(let gauge): return (gauge.name, "")
         case .latencySeconds: return ("latency", "seconds")
@@ -72,6 +76,7 @@ enum PrometheusMetric: Hashable, Sendable {
     var help: String {
         switch self {
         case .counter(let counter): return "xmppload \(counter.name.replacingOccurrences(of: "_", with: " "))"
+        case .registeredCounter(let name): return "xmppload \(name.replacingOccurrences(of: "_", with: " ")) (a feature's counter)"
         case .errors: return "Typed errors by kind"
         case .sessions(let gauge): return "Sessions (\(gauge.name.dropFirst("sessions_".count)))"
         case .latencySeconds: return "Latency from the intended start, from HDR histograms"
@@ -106,7 +111,7 @@ enum PrometheusMetric: Hashable, Sendable {
 
     var isCounter: Bool {
         switch self {
-        case .counter, .errors, .nodeErrors: return true
+        case .counter, .registeredCounter, .errors, .nodeErrors: return true
         default: return false
         }
     }

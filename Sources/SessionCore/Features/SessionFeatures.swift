@@ -44,4 +44,13 @@ final class RequestFeatureSet {
     var made: [(index: Int, feature: any RequestFeature)] {
         instances.enumerated().compactMap { index, feature in feature.map { (index, $0) } }
     }
+
+    /// Offers `body` each instance made so far, in registry order, until it returns true; returns
+    /// whether one did (no array is built: this runs for every pushed stanza).
+    func first(where body: (Int, any RequestFeature) -> Bool) -> Bool {
+        for index in instances.indices {
+            if let feature = instances[index], body(index, feature) { return true }
+        }
+        return false
+    }
 }

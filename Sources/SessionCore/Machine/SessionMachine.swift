@@ -371,14 +371,12 @@ public struct SessionMachine {
     }
 
     private mutating func requestPush(_ stanza: XMLElement, _ set: RequestFeatureSet) -> Bool {
-        for made in set.made {
-            var context = RequestContext(
-                tools: program.lend(templateValues), counters: shared.script.featureCounters[made.index], timeout: .zero)
-            let consumed = made.feature.push(stanza, &shared, &context)
+        set.first { index, feature in
+            var context = RequestContext(tools: program.lend(templateValues), counters: shared.script.featureCounters[index], timeout: .zero)
+            let consumed = feature.push(stanza, &shared, &context)
             program.takeBack(context.tools)
-            if consumed { return true }
+            return consumed
         }
-        return false
     }
 
     private mutating func requestAnswer(_ stanza: XMLElement, index: Int) -> StepOutcome? {
