@@ -29,6 +29,8 @@ import Glibc
         let status = ProcStatus(
             Substring("Name:\tlua5.4\nThreads:\t1\nCpus_allowed_list:\t0-3,8,10-11\nvoluntary_ctxt_switches:\t15\nnonvoluntary_ctxt_switches:\t25\n"))
         #expect(status.voluntarySwitches == 15 && status.involuntarySwitches == 25 && status.allowedCPUs == 7)
+        #expect(ProcStatus.schedstatWait("185043834 25185064 432\n") == 25_185_064)
+        #expect(ProcStatus.schedstatWait("1") == nil)
         #expect(ProcStatus.countCPUs("0") == 1)
         #expect(ProcStatus.countCPUs("3-1") == nil)
     }
@@ -108,6 +110,9 @@ import Glibc
         #expect(sample.threads == 1 && sample.usableCores == 1)
         #expect(sample.busiestThreadPercent.map { abs($0 - sample.cpuPercent) < 5 } == true)
         #expect(sample.rssBytes > 0 && (sample.openFDs ?? 0) >= 3)
+        // Running plus waiting for a CPU is at most the wall time of its one thread.
+        let waited = try #require(sample.runQueueWaitPercent)
+        #expect(waited >= 0 && sample.cpuPercent + waited < 110)
         Self.stop(pid)
         stopped = true
         let (gone, exitEvents) = try #require(Self.take(&sampler, at: 2))

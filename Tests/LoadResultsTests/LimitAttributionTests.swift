@@ -26,6 +26,22 @@ import Testing
         }
     }
 
+    /// A single-threaded process that ran `cpu` % of a core and waited for one `wait` % of the time.
+    static func starved(_ cpu: [Double], wait: [Double]) -> [MonitorReading?] {
+        cpu.indices.map { index in
+            .process(
+                ProcessSample(
+                    name: "prosody", pids: [42], seconds: 5, cpuPercent: cpu[index], userPercent: cpu[index], systemPercent: 0,
+                    usableCores: 1, busiestThreadPercent: cpu[index], runQueueWaitPercent: wait[index], rssBytes: 50_000_000, threads: 1,
+                    openFDs: 20, voluntarySwitchesPerSecond: 0, involuntarySwitchesPerSecond: 0))
+        }
+    }
+
+    /// Loop lag p99 of 103 ms at half the CPU: saturated by the lag rule, from a busy host.
+    static let lagging = GeneratorHealth(
+        cpuPercent: 100, cpuSeconds: 5, rssBytes: 1, openFileDescriptors: 10, loopLagP99Milliseconds: 103, loopLagMaxMilliseconds: 300,
+        cores: 2)
+
     static let light = [30.0, 28, 35, 31, 29, 33, 30, 32, 29, 31]
     static let rising = [40.0, 60, 900, 2500, 5000, 8000, 10600, 9000, 7000, 6000]
     static let allHealthy = Array(repeating: healthy, count: 10)
@@ -58,6 +74,30 @@ import Testing
                     } + []),
             ], limitedBy: .server,
             evidence: "login p99 10.6 s: server-bound — prosody at 98 % of 1 core from 10 s to 50 s, 400 listen-queue overflows (node_exporter)"),
+        Row(
+            name: "a server starved of CPU on a shared host", p99: rising, generator: allHealthy,
+            sources: [
+                .init(label: "prosody", readings: starved([40, 60, 70, 72, 69, 70, 71, 70, 68, 70], wait: [1, 5, 28, 27, 29, 28, 27, 28, 30, 28]))
+            ],
+            limitedBy: .server,
+            evidence: "login p99 10.6 s: server-bound — prosody at 70 % of 1 core (waiting for a CPU another 28 %) from 10 s to 50 s"),
+        Row(
+            name: "a generator lagging 103 ms does not explain 10 s logins beside a saturated server", p99: rising,
+            generator: Array(repeating: healthy, count: 2) + Array(repeating: lagging, count: 8),
+            sources: [.init(label: "prosody", readings: cpu([40, 70, 98, 99, 98, 97, 99, 98, 96, 95]))], limitedBy: .server,
+            evidence:
+                "login p99 10.6 s: server-bound — prosody at 98 % of 1 core from 10 s to 50 s; the generator saturated too (loop lag p99 up to 103 ms, CPU up to 100 % of 2 cores), too little to explain it"
+        ),
+        Row(
+            name: "memory that grows with the sessions is not climbing", p99: rising, generator: allHealthy,
+            sources: [
+                .init(
+                    label: "prosody",
+                    readings: cpu(Array(repeating: 30, count: 10), rss: (1...10).map { UInt64($0) * 40 * 1_048_576 }))
+            ], limitedBy: .unknown,
+            evidence:
+                "login p99 10.6 s: latency rose from 10 s to 50 s, but neither side saturated — prosody at most 30 % of 1 core; generator loop lag p99 up to 3.0 ms, CPU up to 40 % of 2 cores"
+        ),
         Row(
             name: "a server on two cores is not saturated at 100 % of one", p99: rising, generator: allHealthy,
             sources: [.init(label: "ejabberd", readings: cpu([40, 70, 98, 99, 98, 97, 99, 98, 96, 95], cores: 2))], limitedBy: .unknown,
@@ -119,7 +159,7 @@ import Testing
                         Array(repeating: 30, count: 10),
                         rss: [100, 100, 100, 150, 200, 250, 300, 350, 400, 480].map { $0 * 1_048_576 }))
             ], online: Array(repeating: 2000, count: 10), limitedBy: .server,
-            evidence: "login p99 10.6 s: server-bound — prosody memory 100.0 MiB → 480.0 MiB with sessions online flat"),
+            evidence: "login p99 10.6 s: server-bound — prosody memory 100.0 MiB → 480.0 MiB with sessions online flat at 2000"),
     ]
 
     @Test(arguments: rows) func judges(_ row: Row) {

@@ -52,6 +52,12 @@ import Testing
         #expect(costs.cpuFitR2! < 1 && costs.cpuFitR2! > 0.9)
         #expect(costs.cpuPerMessageMilliseconds == nil)  // no messages: no figure, no note needed
         #expect(costs.note == nil)
+        // A server whose CPU follows something else far more than this load: the figure comes with a warning.
+        let (noisyLoad, noisyReadings) = Self.run(
+            logins: logins, messages: Array(repeating: 0, count: 10), online: (1...10).map { Double($0) * 100 }, noise: 200)
+        let noisy = try #require(ServerCosts.estimate(source: "prosody", load: noisyLoad, readings: noisyReadings))
+        #expect(noisy.cpuFitR2! < ServerCosts.weakFit)
+        #expect(noisy.note?.contains("the CPU fit is weak (R² 0.") == true, "\(String(describing: noisy.note))")
     }
 
     @Test func loginsAndMessagesThatMoveTogetherAreNotSplit() throws {

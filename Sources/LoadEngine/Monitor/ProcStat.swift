@@ -58,6 +58,13 @@ struct ProcStatus: Sendable, Equatable {
         }
     }
 
+    /// The run-queue wait of a `schedstat` line (`run_ns wait_ns timeslices`), in nanoseconds.
+    static func schedstatWait(_ line: Substring) -> UInt64? {
+        let fields = line.split(separator: " ")
+        guard fields.count >= 2 else { return nil }
+        return UInt64(fields[1].trimmingSpaces.filter { $0 != "\n" })
+    }
+
     /// Counts a CPU list (`0-3,8`); nil when malformed.
     static func countCPUs(_ list: Substring) -> Int? {
         var count = 0

@@ -15,6 +15,9 @@ struct ProcessSnapshot: Sendable, Equatable {
     var involuntarySwitches: UInt64
     /// CPU ticks per thread id; nil when the threads were not read (more than the limit).
     var threadTicks: [Int32: UInt64]?
+    /// Nanoseconds the threads spent runnable but waiting for a CPU (`/proc/PID/task/*/schedstat`'s
+    /// second field), summed; nil when the threads were not read or the kernel keeps no schedstat.
+    var runQueueWait: UInt64?
     /// Open descriptors; nil when `/proc/PID/fd` is not readable.
     var openFDs: Int?
     /// Monotonic nanoseconds when read.
@@ -50,10 +53,23 @@ enum ProcessReader {
         var voluntary: UInt64 = 0
         var involuntary: UInt64 = 0
         var threadTicks: [Int32: UInt64]? = [:]
+        var runQueueWait: UInt64? = 0
         let tids = listNumericEntries("\(base)/task", limit: threadLimit + 1)
         if let tids, !tids.isEmpty {
-            if tids.count > threadLimit { threadTicks = nil }
+            if tids.count > threadLimit {
+                threadTicks = nil
+                runQueueWait = nil
+            }
             for tid in tids.prefix(threadLimit) {
+                if runQueueWait != nil {
+                    if case .success(let text) = readSmallFile("\(base)/task/\(tid)/schedstat"),
+                        let waited = ProcStatus.schedstatWait(Substring(text))
+                    {
+                        runQueueWait! += waited
+                    } else {
+                        runQueueWait = nil
+                    }
+                }
                 if threadTicks != nil, case .success(let text) = readSmallFile("\(base)/task/\(tid)/stat"), let thread = ProcStat(Substring(text)) {
                     threadTicks?[tid] = thread.cpuTicks
                 }
@@ -65,6 +81,7 @@ enum ProcessReader {
             }
         } else {
             threadTicks = nil
+            runQueueWait = nil
             voluntary = leaderStatus?.voluntarySwitches ?? 0
             involuntary = leaderStatus?.involuntarySwitches ?? 0
         }
@@ -74,7 +91,7 @@ enum ProcessReader {
         return .success(
             ProcessSnapshot(
                 stat: stat, allowedCPUs: leaderStatus?.allowedCPUs, voluntarySwitches: voluntary, involuntarySwitches: involuntary,
-                threadTicks: threadTicks, openFDs: fds, takenAt: now))
+                threadTicks: threadTicks, runQueueWait: runQueueWait, openFDs: fds, takenAt: now))
     }
 
     /// Every process whose name is `name` (see `matches`), ascending by id. Reads each process's

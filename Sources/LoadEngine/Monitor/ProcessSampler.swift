@@ -89,12 +89,18 @@ struct ProcessSampler {
         var involuntary: UInt64 = 0
         var busiest: UInt64?
         var threadsRead = true
+        var waited: UInt64? = 0
         for (pid, snapshot) in current {
             let old = survivors[pid] != nil ? previous[pid] : nil
             userTicks += snapshot.stat.userTicks &- (old?.stat.userTicks ?? 0)
             systemTicks += snapshot.stat.systemTicks &- (old?.stat.systemTicks ?? 0)
             voluntary += snapshot.voluntarySwitches &- min(old?.voluntarySwitches ?? 0, snapshot.voluntarySwitches)
             involuntary += snapshot.involuntarySwitches &- min(old?.involuntarySwitches ?? 0, snapshot.involuntarySwitches)
+            if let now = snapshot.runQueueWait, let before = old.map({ $0.runQueueWait }) ?? 0, waited != nil {
+                waited! += now &- min(before, now)
+            } else {
+                waited = nil
+            }
             if let threads = snapshot.threadTicks, old == nil || old?.threadTicks != nil {
                 for (tid, ticks) in threads {
                     let earlier = old?.threadTicks?[tid] ?? (old == nil ? 0 : nil)
@@ -115,6 +121,7 @@ struct ProcessSampler {
             name: first.stat.comm, pids: after, seconds: seconds, cpuPercent: percent(userTicks + systemTicks),
             userPercent: percent(userTicks), systemPercent: percent(systemTicks), usableCores: min(max(1, threads), allowed),
             busiestThreadPercent: threadsRead ? busiest.map(percent) : nil,
+            runQueueWaitPercent: waited.map { Double($0) / 1e9 / seconds * 100 },
             rssBytes: current.values.map { $0.stat.rssPages * pageSize }.reduce(0, +), threads: threads,
             openFDs: fds.contains(nil) ? nil : fds.compactMap { $0 }.reduce(0, +),
             voluntarySwitchesPerSecond: Double(voluntary) / seconds, involuntarySwitchesPerSecond: Double(involuntary) / seconds,

@@ -10,15 +10,17 @@ import Foundation
 ///    `max(slowFloor, riseFactor × baseline)`, where the baseline is the lowest interval p99 capped
 ///    at the floor (so a run slow from its first interval is slow throughout). The slow intervals
 ///    are the window the sides are judged in; with none, the whole run is.
-/// 2. **The generator** limited it when it saturated (`GeneratorHealth.saturated`: loop lag p99
-///    > 50 ms or CPU > 90 % of its cores) in at least `saturatedShare` of the window's intervals —
-///    the same share `capacity` uses. It wins over the server: while it saturated, its latencies
-///    measure itself.
-/// 3. **The server** limited it when, in the window, a monitored process was at ≥ `cpuLimit` of the
-///    cores it can use (its threads, at most the CPUs it may run on) in at least `saturatedShare`
+/// 2. **The generator** saturated when `GeneratorHealth.saturated` (loop lag p99 > 50 ms or CPU
+///    > 90 % of its cores) in at least `saturatedShare` of the window's intervals — the share
+///    `capacity` uses. It limited the run when that *explains* the latency — its CPU was at its
+///    limit, or its loop lag was a quarter of the interval's p99 or more — or when the server shows
+///    nothing; a generator lagging 100 ms beside a server whose logins take 19 s did not.
+/// 3. **The server** limited it when, in the window, a monitored process asked for ≥ `cpuLimit` of
+///    the cores it can use (its threads, at most the CPUs it may run on; CPU it ran plus time it
+///    waited for a CPU, so a server starved on a shared host counts) in at least `saturatedShare`
 ///    of the intervals, or the host's TCP listen queue overflowed (node_exporter's
 ///    `node_netstat_TcpExt_ListenOverflows`), or a process's memory climbed by `memoryGrowth` while
-///    the sessions online did not (within 5 %). Only when latency rose: a server near its limit that
+///    the sessions online held at their peak. Only when latency rose: a server near its limit that
 ///    kept latency down did not limit the run.
 /// 4. **Unknown** when no source saw the server in at least half of the window's intervals (no
 ///    monitor, or gaps), or latency rose and neither side shows why; **none** otherwise.
@@ -97,6 +99,15 @@ public struct LimitAttribution: Sendable, Equatable, Codable {
         let healths = window.compactMap { load[$0].generator }
         let generatorText = describeGenerator(healths)
         let generatorLimited = !window.isEmpty && generatorSaturated.count >= needed(window.count)
+        // Its saturation explains the latency when it could not use more CPU, or its loop lag is of the
+        // latency's order (a quarter of it or more); a 100 ms lag does not explain 19 s logins.
+        let generatorExplains =
+            !rose
+            || generatorSaturated.contains { index in
+                guard let health = load[index].generator else { return false }
+                return health.cpuPercent > GeneratorHealth.cpuLimitFraction * 100 * Double(max(health.cores, 1))
+                    || health.loopLagP99Milliseconds >= 0.25 * load[index].latencyP99Milliseconds
+            }
 
         // The server: what each source shows in the window.
         var findings: [String] = []
@@ -106,27 +117,30 @@ public struct LimitAttribution: Sendable, Equatable, Codable {
         for source in sources {
             let samples = window.compactMap { index in source.reading(index)?.process.map { (index, $0) } }
             if !samples.isEmpty {
-                let hot = samples.filter { $0.1.cpuPercentOfUsable >= rules.cpuLimit * 100 }
+                let hot = samples.filter { $0.1.demandPercentOfUsable >= rules.cpuLimit * 100 }
                 let cores = samples.map(\.1.usableCores).max() ?? 1
                 if rose && hot.count >= needed(window.count) {
                     serverSaturated = true
                     let mean = hot.map(\.1.cpuPercent).reduce(0, +) / Double(hot.count)
+                    let waited = hot.map { $0.1.runQueueWaitPercent ?? 0 }.reduce(0, +) / Double(hot.count)
+                    let waiting = waited >= 5 ? " (waiting for a CPU another \(percent(waited)))" : ""
                     findings.append(
-                        "\(source.label) at \(percent(mean)) of \(coreText(cores)) from \(seconds(load[hot.first!.0].start)) to \(seconds(load[hot.last!.0].end))"
+                        "\(source.label) at \(percent(mean)) of \(coreText(cores))\(waiting) from \(seconds(load[hot.first!.0].start)) to \(seconds(load[hot.last!.0].end))"
                     )
                 } else {
                     let top = samples.map(\.1.cpuPercent).max() ?? 0
                     peaks.append("\(source.label) at most \(percent(top)) of \(coreText(cores))")
                 }
-                if rose, let first = samples.first, let last = samples.last, samples.count >= 2 {
-                    let growth = Double(last.1.rssBytes) / Double(max(first.1.rssBytes, 1)) - 1
-                    let online = (load[first.0].online, load[last.0].online)
-                    let onlineFlat = online.1 <= online.0 * 1.05
-                    if growth >= rules.memoryGrowth && onlineFlat {
-                        serverSaturated = true
-                        findings.append(
-                            "\(source.label) memory \(bytes(first.1.rssBytes)) → \(bytes(last.1.rssBytes)) with sessions online flat")
-                    }
+                // Memory climbing while the sessions online held at their peak (a ramp's growth is not).
+                let peakOnline = samples.map { load[$0.0].online }.max() ?? 0
+                let plateau = samples.filter { peakOnline > 0 && load[$0.0].online >= 0.95 * peakOnline }
+                if rose, plateau.count >= 3, let first = plateau.first, let last = plateau.last,
+                    Double(last.1.rssBytes) >= (1 + rules.memoryGrowth) * Double(max(first.1.rssBytes, 1))
+                {
+                    serverSaturated = true
+                    findings.append(
+                        "\(source.label) memory \(bytes(first.1.rssBytes)) → \(bytes(last.1.rssBytes)) with sessions online flat at \(count(peakOnline))"
+                    )
                 }
             }
             let scrapes = window.compactMap { source.reading($0)?.series }
@@ -144,7 +158,7 @@ public struct LimitAttribution: Sendable, Equatable, Codable {
         }
 
         let windowText = span.map { " from \(seconds($0.0)) to \(seconds($0.1))" } ?? ""
-        if generatorLimited {
+        if generatorLimited && (generatorExplains || !serverSaturated) {
             var text =
                 "\(headline): generator-bound — the generator saturated in \(generatorSaturated.count) of \(window.count) \(rose ? "slow " : "")intervals (\(generatorText))"
             if serverSaturated { text += "; the server was at its limit too: " + findings.joined(separator: ", ") }
@@ -157,9 +171,11 @@ public struct LimitAttribution: Sendable, Equatable, Codable {
                 windowStart: span?.0, windowEnd: span?.1)
         }
         if serverSaturated {
-            return LimitAttribution(
-                limitedBy: .server, evidence: "\(headline): server-bound — " + findings.joined(separator: ", "),
-                windowStart: span?.0, windowEnd: span?.1)
+            var text = "\(headline): server-bound — " + findings.joined(separator: ", ")
+            if generatorLimited {
+                text += "; the generator saturated too (\(generatorText)), too little to explain it"
+            }
+            return LimitAttribution(limitedBy: .server, evidence: text, windowStart: span?.0, windowEnd: span?.1)
         }
         if window.isEmpty || seen.count * 2 < window.count {
             let reasons = Set(sources.flatMap { source in window.compactMap { source.reading($0)?.gap?.reason.rawValue } })

@@ -24,6 +24,11 @@ public struct ProcessSample: Sendable, Equatable, Codable {
     /// The busiest thread's CPU in percent of one core; nil when the threads were not read (more
     /// than `threadReadLimit` threads).
     public var busiestThreadPercent: Double?
+    /// Time the threads spent runnable but waiting for a CPU, in percent of the interval, summed over
+    /// threads (a single-threaded server at 70 % CPU with 28 % waiting wanted 98 % of its core: the
+    /// host's CPUs are oversubscribed). nil when not read (more than `threadReadLimit` threads, or a
+    /// kernel without schedstat).
+    public var runQueueWaitPercent: Double?
     /// Resident memory at the interval's end, in bytes.
     public var rssBytes: UInt64
     public var threads: Int
@@ -42,7 +47,7 @@ public struct ProcessSample: Sendable, Equatable, Codable {
 
     public init(
         name: String, pids: [Int32], seconds: Double, cpuPercent: Double, userPercent: Double, systemPercent: Double,
-        usableCores: Int, busiestThreadPercent: Double?, rssBytes: UInt64, threads: Int, openFDs: Int?,
+        usableCores: Int, busiestThreadPercent: Double?, runQueueWaitPercent: Double? = nil, rssBytes: UInt64, threads: Int, openFDs: Int?,
         voluntarySwitchesPerSecond: Double, involuntarySwitchesPerSecond: Double, partial: Bool? = nil
     ) {
         self.name = name
@@ -53,6 +58,7 @@ public struct ProcessSample: Sendable, Equatable, Codable {
         self.systemPercent = systemPercent
         self.usableCores = max(1, usableCores)
         self.busiestThreadPercent = busiestThreadPercent
+        self.runQueueWaitPercent = runQueueWaitPercent
         self.rssBytes = rssBytes
         self.threads = threads
         self.openFDs = openFDs
@@ -64,6 +70,10 @@ public struct ProcessSample: Sendable, Equatable, Codable {
     /// CPU in percent of the cores the process can use (100 = all of them busy).
     public var cpuPercentOfUsable: Double { cpuPercent / Double(max(1, usableCores)) }
 
+    /// CPU the process ran plus the time it waited for one, in percent of its usable cores: what it
+    /// asked of the machine. At or near 100 the process is CPU-bound whether or not it got the CPU.
+    public var demandPercentOfUsable: Double { (cpuPercent + (runQueueWaitPercent ?? 0)) / Double(max(1, usableCores)) }
+
     /// CPU seconds used over the interval.
     public var cpuSeconds: Double { cpuPercent / 100 * seconds }
 
@@ -74,6 +84,7 @@ public struct ProcessSample: Sendable, Equatable, Codable {
         case systemPercent = "system_percent"
         case usableCores = "usable_cores"
         case busiestThreadPercent = "busiest_thread_percent"
+        case runQueueWaitPercent = "run_queue_wait_percent"
         case rssBytes = "rss_bytes"
         case threads
         case openFDs = "open_fds"

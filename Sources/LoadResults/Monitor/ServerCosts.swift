@@ -12,7 +12,10 @@
 ///   bytes per online session. Needs the sessions online to span at least `minimumSessionSpan`.
 ///
 /// Only intervals where the source has a complete sample count (no gap, no restart inside); at least
-/// `regressors + 3` of them. A negative slope (noise larger than the cost) is not given either.
+/// `regressors + 3` of them. A negative slope (noise larger than the cost) is not given either; a
+/// fit with R² under `weakFit` is given with a note. Costs read best from a run that does not
+/// saturate the server (a saturated server's CPU is capped and its backlog moves work between
+/// intervals) on a host with CPU to spare.
 public struct ServerCosts: Sendable, Equatable, Codable {
     /// The source's label.
     public var source: String
@@ -32,6 +35,9 @@ public struct ServerCosts: Sendable, Equatable, Codable {
     public var intervalsUsed: Int
     /// Why a figure is missing, for people; nil when every figure is given.
     public var note: String?
+
+    /// Below this R² a fit's figure is given with a note that it is rough.
+    public static let weakFit = 0.5
 
     /// Sessions online must vary by at least this many over the used intervals for a memory slope.
     public static let minimumSessionSpan = 10.0
@@ -79,6 +85,9 @@ public struct ServerCosts: Sendable, Equatable, Codable {
             if let fit = LeastSquares.fit(rows) {
                 costs.idleCPUPercent = max(0, fit.intercept) * 100
                 costs.cpuFitR2 = fit.r2
+                if fit.r2 < weakFit {
+                    notes.append("the CPU fit is weak (R² \(String(format: "%.2f", fit.r2))): the server's CPU followed more than this load")
+                }
                 for (column, coefficient) in zip(columns, fit.coefficients) {
                     guard coefficient > 0 else {
                         notes.append("CPU per \(column.name) is lost in the noise (negative slope)")
@@ -100,6 +109,10 @@ public struct ServerCosts: Sendable, Equatable, Codable {
             if fit.coefficients[0] > 0 {
                 costs.rssPerSessionBytes = fit.coefficients[0]
                 costs.rssFitR2 = fit.r2
+                if fit.r2 < weakFit {
+                    notes.append(
+                        "the memory fit is weak (R² \(String(format: "%.2f", fit.r2))): a garbage collector's cycles, or memory kept after logouts")
+                }
             } else {
                 notes.append("memory per session is lost in the noise (negative slope)")
             }
