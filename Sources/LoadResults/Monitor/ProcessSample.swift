@@ -43,7 +43,7 @@ public struct ProcessSample: Sendable, Equatable, Codable {
     public var partial: Bool?
 
     /// Most threads read one by one for `busiestThreadPercent`.
-    public static let threadReadLimit = 256
+    public static let threadReadLimit = 1024
 
     public init(
         name: String, pids: [Int32], seconds: Double, cpuPercent: Double, userPercent: Double, systemPercent: Double,
