@@ -40,6 +40,11 @@ import Testing
         // A load interval's line is not a monitor line, and the reverse: readers tell them apart.
         #expect(MonitorInterval.decode(line: Data("{\"start\":0,\"end\":1,\"counters\":{}}".utf8)) == nil)
         #expect((try? JSONDecoder().decode(IntervalSnapshot.self, from: line)) == nil)
+        // A file of load intervals, control events and monitor lines, the last cut short by a crash.
+        let control = ControlEvent(at: 3, action: "pause", text: "pause").line
+        let load = try ResultsDirectory.line(for: IntervalSnapshot(start: 0, end: 5))
+        let file = load + control + line + interval.line + interval.line.prefix(40)
+        #expect(MonitorInterval.lines(in: file) == [interval, interval])
     }
 
     @Test func mergingKeepsOneSampleOfTheSameServerAndPrefersSamplesOverGaps() {

@@ -57,9 +57,17 @@ public struct MonitorInterval: Sendable, Equatable, Codable {
 
     /// Reads a line of intervals.jsonl; nil when it is not a monitor line.
     public static func decode(line: Data) -> MonitorInterval? {
-        guard let interval = try? JSONDecoder().decode(MonitorInterval.self, from: line), interval.event == "monitor" else {
+        guard line.range(of: Data("\"event\":\"monitor\"".utf8)) != nil,
+            let interval = try? JSONDecoder().decode(MonitorInterval.self, from: line), interval.event == "monitor"
+        else {
             return nil
         }
         return interval
+    }
+
+    /// Every monitor line of an intervals.jsonl file's contents, in the file's order (load intervals,
+    /// control events and a last line cut short by a crash are skipped).
+    public static func lines(in contents: Data) -> [MonitorInterval] {
+        contents.split(separator: 0x0A).compactMap { decode(line: Data($0)) }
     }
 }
