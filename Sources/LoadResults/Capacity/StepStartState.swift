@@ -1,0 +1,38 @@
+/// How a capacity step started: settled or not, after how long, and what the server showed then —
+/// recorded with each step (`CapacityStep`), so a step that started on a busy server says so.
+public struct StepStartState: Sendable, Equatable, Codable {
+    public var settled: Bool
+    /// Seconds waited before the step started.
+    public var waitedSeconds: Double
+    public var generatorSessions: Int
+    /// The server's CPU when the step started, percent of one core; nil when not monitored.
+    public var serverCPUPercent: Double?
+    /// The idle level it was held against; nil when unknown.
+    public var idleCPUPercent: Double?
+    public var serverConnections: Double?
+    /// One line for people.
+    public var reason: String
+
+    enum CodingKeys: String, CodingKey {
+        case settled
+        case waitedSeconds = "waited_seconds"
+        case generatorSessions = "generator_sessions"
+        case serverCPUPercent = "server_cpu_percent"
+        case idleCPUPercent = "idle_cpu_percent"
+        case serverConnections = "server_connections"
+        case reason
+    }
+
+    public init(
+        settled: Bool, waitedSeconds: Double, generatorSessions: Int, serverCPUPercent: Double?, idleCPUPercent: Double?,
+        serverConnections: Double?, reason: String
+    ) {
+        self.settled = settled
+        self.waitedSeconds = waitedSeconds
+        self.generatorSessions = generatorSessions
+        self.serverCPUPercent = serverCPUPercent
+        self.idleCPUPercent = idleCPUPercent
+        self.serverConnections = serverConnections
+        self.reason = reason
+    }
+}
