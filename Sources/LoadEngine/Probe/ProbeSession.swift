@@ -90,7 +90,7 @@ struct ProbeSession {
     /// The conversation over an open connection.
     mutating func run(into report: inout ProbeReport, over connection: ProbeConnection, connectMilliseconds: Double) async throws {
         self.connection = connection
-        try await login(&report, connectMilliseconds: connectMilliseconds)
+        try await login(&report, connectMilliseconds: connectMilliseconds, fastToken: options.fastToken)
         guard boundJID != nil else { return }
         phase = "queries"
         try await queries(&report)
@@ -104,9 +104,11 @@ struct ProbeSession {
 
     /// Logs in (the run's `LoginMachine`, in `options.login` mode, asking for a FAST token), noting
     /// what the stream offers into `report` on the way; with `fastToken`, a re-login with it that
-    /// notes nothing but its outcome (returned).
+    /// notes only how the login went (no features, no registration form).
     @discardableResult
-    private mutating func login(_ report: inout ProbeReport, connectMilliseconds: Double, fastToken: FASTToken? = nil) async throws
+    private mutating func login(
+        _ report: inout ProbeReport, connectMilliseconds: Double, fastToken: FASTToken? = nil
+    ) async throws
         -> LoginOutcome?
     {
         var configuration = LoginMachine.Configuration(
@@ -145,8 +147,12 @@ struct ProbeSession {
                     timer.end()
                     boundJID = jid
                     outcome = machine.outcome
-                    guard let outcome, !relogin else { return machine.outcome }
+                    guard let outcome else { return nil }
                     report.login = ProbeReport.Login(jid: jid, phases: timer.phases)
+                    if report.modernLogin == nil {
+                        report.modernLogin = ProbeReport.ModernLogin(
+                            channelBindingTypes: nil, channelBindingAvailable: channelBinding.available.map(\.name), plusUsable: [])
+                    }
                     report.sasl?.used = outcome.mechanism
                     report.modernLogin?.login = ProbeReport.ModernLogin.Login(
                         outcome, milliseconds: PhaseTimer.milliseconds(from: started, to: .now()) + connectMilliseconds)

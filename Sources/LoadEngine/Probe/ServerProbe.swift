@@ -30,6 +30,9 @@ public enum ServerProbe {
         /// Which login protocol to use (`--login`): `auto` takes SASL2 where offered. With a FAST
         /// token issued, the probe logs in a second time with it (`modern_login.fast_login`).
         public var login: LoginMode = .auto
+        /// Log in with this FAST token instead of asking for one (the probe's re-login uses it; so do
+        /// the pipeline tests that replay a recorded FAST login).
+        var fastToken: FASTToken?
         /// Connect timeout.
         public var connectTimeout: TimeAmount = .seconds(10)
         /// Each login phase and each query waits at most this long.
