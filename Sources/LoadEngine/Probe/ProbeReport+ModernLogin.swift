@@ -126,3 +126,46 @@ extension ProbeReport {
         }
     }
 }
+
+extension ProbeReport {
+    /// The modern-login section of the text report.
+    static func modernLoginLines(_ modern: ModernLogin) -> [String] {
+        var out: [String] = []
+        out.append(
+            "channel binding (XEP-0440): advertised \(modern.channelBindingTypes.map { list($0) } ?? "not advertised"); "
+                + "this connection: \(list(modern.channelBindingAvailable)); -PLUS usable now: \(list(modern.plusUsable))")
+        if let sasl2 = modern.sasl2 {
+            out.append("sasl2 (XEP-0388): \(list(sasl2.mechanisms)); inline: \(list(sasl2.inline))")
+            out.append(
+                "  bind2 (XEP-0386): \(sasl2.bind2.map { $0.isEmpty ? "offered, nothing inline" : "inline \($0.joined(separator: ", "))" } ?? "not offered")"
+            )
+            out.append("  stream management inline (XEP-0198 resumption in SASL2): \(sasl2.streamManagementInline ? "yes" : "no")")
+            out.append("  fast (XEP-0484): \(sasl2.fast.map { list($0) + (sasl2.fastZeroRTT ? " (TLS 0-RTT allowed)" : "") } ?? "not offered")")
+            if !sasl2.upgrades.isEmpty { out.append("  upgrade tasks (XEP-0480): \(list(sasl2.upgrades))") }
+        } else {
+            out.append("sasl2 (XEP-0388): not offered")
+        }
+        if let protection = modern.downgradeProtection {
+            out.append("scram downgrade protection (XEP-0474): \(protection == "verified" ? "hash sent and verified" : "no hash sent")")
+        }
+        if let login = modern.login { out.append("login path: " + loginLine(login)) }
+        if let fast = modern.fastLogin {
+            if let login = fast.login {
+                out.append("fast re-login: " + loginLine(login))
+            } else {
+                out.append("fast re-login failed: \(fast.failure ?? "?")")
+            }
+        }
+        return out
+    }
+
+    private static func loginLine(_ login: ModernLogin.Login) -> String {
+        var line = "\(login.path), \(login.mechanism)"
+        if let binding = login.channelBinding { line += " bound to \(binding)" }
+        line += ", \(login.roundTrips) round trips"
+        if let ms = login.milliseconds { line += ", \(milliseconds(ms))" }
+        if let expiry = login.fastTokenExpiry { line += "; FAST token issued (expires \(expiry))" }
+        if let rejected = login.fastTokenRejected { line += "; FAST token refused (\(rejected)), fell back to the password" }
+        return line
+    }
+}
