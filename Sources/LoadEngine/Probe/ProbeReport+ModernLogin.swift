@@ -132,7 +132,7 @@ extension ProbeReport {
     static func modernLoginLines(_ modern: ModernLogin) -> [String] {
         var out: [String] = []
         out.append(
-            "channel binding (XEP-0440): advertised \(modern.channelBindingTypes.map { list($0) } ?? "not advertised"); "
+            "channel binding (XEP-0440): advertised \(modern.channelBindingTypes.map { list($0) } ?? "none"); "
                 + "this connection: \(list(modern.channelBindingAvailable)); -PLUS usable now: \(list(modern.plusUsable))")
         if let sasl2 = modern.sasl2 {
             out.append("sasl2 (XEP-0388): \(list(sasl2.mechanisms)); inline: \(list(sasl2.inline))")

@@ -8,14 +8,14 @@
 /// types; ejabberd 24.12), and 0.3 (`d=`: joined by `,`, `|` before the types). Sorting is by octets
 /// (RFC 4790 "i;octet"); the hash is the SCRAM mechanism's, base64 on the wire.
 public struct SCRAMDowngradeProtection: Sendable, Equatable {
-    /// The mechanism names as offered (any order; whitespace around them dropped).
+    /// The mechanism names as offered (any order; whitespace around them is dropped when hashing).
     public var mechanisms: [String]
     /// The channel-binding types as advertised, or nil when there was no `<sasl-channel-binding/>`.
     public var channelBindingTypes: [String]?
 
     public init(mechanisms: [String], channelBindingTypes: [String]?) {
-        self.mechanisms = mechanisms.map(Self.trimmed)
-        self.channelBindingTypes = channelBindingTypes?.map(Self.trimmed)
+        self.mechanisms = mechanisms
+        self.channelBindingTypes = channelBindingTypes
     }
 
     /// The XEP-0474 0.4+ string (`h=`): mechanisms joined by 0x1E, then 0x1F and the types joined by 0x1E.
@@ -36,7 +36,7 @@ public struct SCRAMDowngradeProtection: Sendable, Equatable {
     }
 
     private static func joinedSorted(_ names: [String], _ separator: UInt8) -> [UInt8] {
-        let sorted = names.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+        let sorted = names.map { Array(trimmed($0).utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
         var out: [UInt8] = []
         for (index, name) in sorted.enumerated() {
             if index > 0 { out.append(separator) }
