@@ -34,6 +34,20 @@ Cases (the typed error xmppload should end the hostile session with):
   silence         accepts and never answers                                 (a timeout)
   no-read         logs in, then stops reading (pings pile up)               (pending: write-stalled)
   normal          a well-behaved login
+
+Modern login (SASL2 XEP-0388, Bind2 XEP-0386, FAST XEP-0484, channel binding XEP-0440/0474). The
+sasl2-/fast-/bind2- cases speak plaintext (run the client with --tls none --login sasl2); the tls-
+cases speak direct TLS with a self-signed certificate made at start (--tls direct --insecure) and
+check SCRAM against --password (default: secret):
+  sasl2-continue  answers every SASL2 <authenticate/> and <next/> with <continue/>  sasl2-continue
+  fast-flood      PLAIN logins succeed with a bogus FAST token and 100 oversized ones (ignored);
+                  every FAST <authenticate/> fails: the client falls back on the same stream
+  bind2-silence   never answers the <authenticate/> that asks for Bind2          (timeout-login at bind)
+  tls-cb-mismatch SCRAM-SHA-1-PLUS over tls-server-end-point; the server signs other binding data
+                                                                            sasl-server-signature
+  tls-downgrade   after TLS: channel-binding types advertised, -PLUS removed    sasl-downgrade
+  tls-downgrade-hash  after TLS: -PLUS and the types removed, but the SCRAM server-first's XEP-0474
+                  hash covers them                                          sasl-downgrade
 """
 import argparse
 import base64
@@ -63,6 +77,13 @@ FEATURES_PLAIN = (f"<stream:features><mechanisms xmlns='{SASL_NS}'><mechanism>PL
 FEATURES_SCRAM = (f"<stream:features><mechanisms xmlns='{SASL_NS}'><mechanism>SCRAM-SHA-1</mechanism>"
                   "</mechanisms></stream:features>").encode()
 FEATURES_BIND = (b"<stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>")
+SASL2_NS = "urn:xmpp:sasl:2"
+FEATURES_SASL2 = (f"<stream:features><authentication xmlns='{SASL2_NS}'><mechanism>PLAIN</mechanism><inline>"
+                  "<bind xmlns='urn:xmpp:bind:0'><inline><feature var='urn:xmpp:sm:3'/></inline></bind>"
+                  "<fast xmlns='urn:xmpp:fast:0'><mechanism>HT-SHA-256-NONE</mechanism></fast>"
+                  "</inline></authentication></stream:features>").encode()
+PASSWORD = "secret"
+TLS_CONTEXT = None
 
 counter = itertools.count()
 print_lock = threading.Lock()
@@ -169,6 +190,84 @@ def scram(conn, variant):
     conn.wait_for(rb"</stream:stream>")
 
 
+def mechanisms(names):
+    return f"<mechanisms xmlns='{SASL_NS}'>" + "".join(f"<mechanism>{n}</mechanism>" for n in names) + "</mechanisms>"
+
+
+def channel_binding_types(types):
+    return "<sasl-channel-binding xmlns='urn:xmpp:sasl-cb:0'>" + "".join(
+        f"<channel-binding type='{t}'/>" for t in types) + "</sasl-channel-binding>"
+
+
+def scram_sha1_server(conn, offered, types, server_cbind=None, ssdp=None):
+    """A SCRAM-SHA-1(-PLUS) exchange against PASSWORD: server-first (with XEP-0474's h= over `ssdp`,
+    when given), then a server signature over the AuthMessage — with `server_cbind` in place of the
+    client's c= when given (a man in the middle's view of the channel)."""
+    conn.stream_header()
+    conn.send(header() + f"<stream:features>{mechanisms(offered)}{channel_binding_types(types) if types else ''}"
+              "</stream:features>".encode())
+    match = conn.wait_for(rb"<auth[^>]*>([^<]*)</auth>|</stream:stream>")
+    if match.group(0) == b"</stream:stream>":
+        event("closed-before-auth")
+        conn.send(b"</stream:stream>")
+        return
+    event("auth-received SCRAM")
+    client_first = base64.b64decode(match.group(1)).decode()
+    bare = client_first.split(",", 2)[2]
+    nonce = dict(part.split("=", 1) for part in bare.split(","))["r"] + "srv"
+    salt = b"hostile-salt-16b"
+    server_first = f"r={nonce},s={base64.b64encode(salt).decode()},i=4096"
+    if ssdp:
+        server_first += ",h=" + base64.b64encode(hashlib.sha1(ssdp.encode()).digest()).decode()
+    conn.send(f"<challenge xmlns='{SASL_NS}'>{base64.b64encode(server_first.encode()).decode()}</challenge>".encode())
+    match = conn.wait_for(rb"<response[^>]*>([^<]*)</response>|</stream:stream>")
+    if match.group(0) == b"</stream:stream>":
+        event("closed-after-server-first")
+        conn.send(b"</stream:stream>")
+        return
+    final = base64.b64decode(match.group(1)).decode()
+    without_proof = final[:final.index(",p=")]
+    if server_cbind is not None:
+        without_proof = "c=" + base64.b64encode(server_cbind).decode() + without_proof[without_proof.index(",r="):]
+    salted = hashlib.pbkdf2_hmac("sha1", PASSWORD.encode(), salt, 4096)
+    server_key = hmac.new(salted, b"Server Key", "sha1").digest()
+    auth_message = f"{bare},{server_first},{without_proof}".encode()
+    signature = hmac.new(server_key, auth_message, "sha1").digest()
+    conn.send(f"<success xmlns='{SASL_NS}'>{base64.b64encode(b'v=' + base64.b64encode(signature)).decode()}</success>".encode())
+    conn.wait_for(rb"</stream:stream>")
+
+
+def sasl2_success(extra=""):
+    return (f"<success xmlns='{SASL2_NS}'>{extra}<bound xmlns='urn:xmpp:bind:0'/>"
+            f"<authorization-identifier>user@{DOMAIN}/hostile</authorization-identifier></success>").encode()
+
+
+def sasl2(conn, case):
+    conn.stream_header()
+    conn.send(header() + FEATURES_SASL2)
+    while True:
+        match = conn.wait_for(rb"<authenticate[^>]*mechanism=['\"]([^'\"]+)['\"][^>]*>.*?</authenticate>|<next[^>]*>|</stream:stream>")
+        if match.group(0) == b"</stream:stream>":
+            conn.send(b"</stream:stream>")
+            return
+        mechanism = (match.group(1) or b"next").decode()
+        event(f"sasl2-received {mechanism}")
+        if case == "sasl2-continue":
+            conn.send(f"<continue xmlns='{SASL2_NS}'><tasks><task>HOSTILE-TASK</task></tasks>"
+                      "<text>one more task</text></continue>".encode())
+        elif case == "bind2-silence":
+            continue
+        elif mechanism.startswith("HT-"):
+            conn.send(f"<failure xmlns='{SASL2_NS}'><not-authorized xmlns='{SASL_NS}'/><text>token unknown</text></failure>".encode())
+        else:
+            tokens = f"<token xmlns='urn:xmpp:fast:0' token='bogus-{next(counter)}' expiry='2030-01-01T00:00:00Z'/>"
+            tokens += "".join(f"<token xmlns='urn:xmpp:fast:0' token='{'x' * 2000}' expiry='2030-01-01T00:00:00Z'/>"
+                              for _ in range(100))
+            conn.send(sasl2_success(tokens) + b"<stream:features><sm xmlns='urn:xmpp:sm:3'/></stream:features>")
+            serve_logged_in(conn)
+            return
+
+
 def attributes(count):
     return "".join(f" a{n}='v'" for n in range(count))
 
@@ -222,6 +321,16 @@ def play(case, conn):
         conn.wait_for(rb"</stream:stream>")
     elif case.startswith("scram-"):
         scram(conn, case[len("scram-"):])
+    elif case in ("sasl2-continue", "fast-flood", "bind2-silence"):
+        sasl2(conn, case)
+    elif case == "tls-cb-mismatch":
+        scram_sha1_server(conn, ["SCRAM-SHA-1-PLUS", "SCRAM-SHA-1"], ["tls-server-end-point"],
+                          server_cbind=b"p=tls-server-end-point,," + bytes(32))
+    elif case == "tls-downgrade":
+        scram_sha1_server(conn, ["SCRAM-SHA-1", "PLAIN"], ["tls-server-end-point"])
+    elif case == "tls-downgrade-hash":
+        scram_sha1_server(conn, ["SCRAM-SHA-1", "PLAIN"], None,
+                          ssdp="PLAIN\x1eSCRAM-SHA-1\x1eSCRAM-SHA-1-PLUS\x1ftls-server-end-point")
     elif case == "no-starttls":
         conn.stream_header()
         conn.send(header() + FEATURES_PLAIN)
@@ -259,9 +368,11 @@ def play(case, conn):
 
 
 def handle(case, every, sock, number):
-    conn = Connection(sock)
     hostile = every <= 1 or number % every == 0
     try:
+        if case.startswith("tls-"):
+            sock = TLS_CONTEXT.wrap_socket(sock, server_side=True)
+        conn = Connection(sock)
         play(case if hostile else "normal", conn)
     except (ConnectionError, OSError):
         pass
@@ -272,13 +383,36 @@ def handle(case, every, sock, number):
             pass
 
 
+def make_tls_context():
+    """A TLS server context with a fresh self-signed ECDSA (SHA-256) certificate for DOMAIN."""
+    import ssl
+    import subprocess
+    import tempfile
+    directory = tempfile.mkdtemp(prefix="hostile-tls-")
+    key, cert = os.path.join(directory, "key.pem"), os.path.join(directory, "cert.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-sha256", "-nodes",
+                    "-days", "2", "-subj", f"/CN={DOMAIN}", "-keyout", key, "-out", cert],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    for path in (key, cert):
+        os.remove(path)
+    os.rmdir(directory)
+    return context
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("case")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--every", type=int, default=1)
+    parser.add_argument("--password", default="secret")
     options = parser.parse_args()
+    global PASSWORD, TLS_CONTEXT
+    PASSWORD = options.password
+    if options.case.startswith("tls-"):
+        TLS_CONTEXT = make_tls_context()
     if not (options.host.startswith("127.") or options.host == "::1"):
         raise SystemExit("loopback only: --host must be 127.0.0.0/8 or ::1")
     family = socket.AF_INET6 if ":" in options.host else socket.AF_INET

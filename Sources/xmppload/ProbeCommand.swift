@@ -31,7 +31,8 @@ struct ProbeCommand: AsyncParsableCommand {
     @Option(help: "Read the account's password from the first line of this file (or set XMPPLOAD_PASSWORD).") var passwordFile: String?
     @Option(help: "TLS: starttls (default), direct or none.") var tls: String = "starttls"
     @Flag(help: "Accept a certificate that does not verify (the probe still says whether it would).") var insecure = false
-    @Option(help: "Force this SASL mechanism for the login.") var sasl: String?
+    @Option(help: "Force this SASL mechanism for the login (-PLUS ones bind to the TLS channel).") var sasl: String?
+    @Option(help: "Login protocol: auto (SASL2 where offered, default), classic or sasl2.") var login: String = "auto"
     @Option(help: "Also write the report as JSON to this file (server.json).") var json: String?
 
     func run() async throws {
@@ -43,8 +44,11 @@ struct ProbeCommand: AsyncParsableCommand {
         if tlsMode == nil { problems.append("--tls must be starttls, direct or none, got '\(tls)'") }
         let mechanism = sasl.flatMap(SASLMechanism.init(name:))
         if let sasl, mechanism == nil {
-            problems.append("--sasl: unknown mechanism '\(sasl)' (xmppload speaks SCRAM-SHA-512, SCRAM-SHA-256, SCRAM-SHA-1, PLAIN)")
+            problems.append(
+                "--sasl: unknown mechanism '\(sasl)' (xmppload speaks SCRAM-SHA-512, SCRAM-SHA-256, SCRAM-SHA-1 and their -PLUS, PLAIN)")
         }
+        let loginMode = LoginMode(rawValue: login)
+        if loginMode == nil { problems.append("--login must be auto, classic or sasl2, got '\(login)'") }
         if let account, account.isEmpty || account.hasPrefix("@") { problems.append("--account must name a user, got '\(account)'") }
         var password: String?
         if account != nil {
@@ -62,6 +66,7 @@ struct ProbeCommand: AsyncParsableCommand {
         var options = ServerProbe.Options(
             host: host, port: port, domain: domain, username: account, password: password, tls: tlsMode, insecure: insecure)
         options.mechanism = mechanism
+        options.login = loginMode ?? .auto
         let report = await ServerProbe.run(options)
         Console.print(report.text(), terminator: "")
         if let json {

@@ -2,6 +2,7 @@ import NIOCore
 import NIOSSL
 import NIOTLS
 import SessionCore
+import XMPPCore
 
 #if canImport(Glibc)
 import Glibc
@@ -24,16 +25,25 @@ import Darwin
 /// `CertificateDiagnosis` that turns NIOSSL's bare handshake failure into a `CertificateError`
 /// naming the problem (expired, not yet valid, self-signed, untrusted; a name mismatch is NIOSSL's
 /// own error), counted as `tls-certificate-<problem>` (`ConnectionFailure.tlsCertificate`).
+///
+/// Channel binding (`channelBinding: true`): the context's key log feeds `exporterSecrets`, and
+/// `channelBindingData(in:)`, called from the `handshakeCompleted` event's handler, reads
+/// `tls-server-end-point` and (TLS 1.3) `tls-exporter` for `LoginMachine.tlsEstablished(channelBinding:)`.
+/// Off, nothing changes (no key log).
 struct TLSSetup: Sendable {
     let context: NIOSSLContext
     /// The name sent as SNI and checked in the certificate: the XMPP domain; nil for an IP literal.
     let serverHostname: String?
     /// Whether certificates are verified (not `--insecure`): only then is there something to diagnose.
     let verifies: Bool
+    /// The exporter secrets the key log hands out, when channel binding is on.
+    let exporterSecrets: TLSExporterSecrets?
 
-    init(domain: String, insecure: Bool) throws {
+    init(domain: String, insecure: Bool, channelBinding: Bool = false) throws {
         var configuration = TLSConfiguration.makeClientConfiguration()
         if insecure { configuration.certificateVerification = .none }
+        exporterSecrets = channelBinding ? TLSExporterSecrets() : nil
+        configuration.keyLogCallback = exporterSecrets?.keyLogCallback
         context = try NIOSSLContext(configuration: configuration)
         serverHostname = Self.isIPLiteral(domain) ? nil : domain
         verifies = !insecure
@@ -51,6 +61,13 @@ struct TLSSetup: Sendable {
     /// for); an IP-literal host sends no SNI and is checked against the certificate's IP addresses.
     func makeHandlers(httpHost host: String) throws -> [any ChannelHandler] {
         try makeHandlers(serverHostname: Self.isIPLiteral(host) ? nil : host)
+    }
+
+    /// The connection's channel-binding data: call on its loop from the handler of
+    /// `TLSUserEvent.handshakeCompleted`, synchronously (empty without channel binding).
+    func channelBindingData(in pipeline: ChannelPipeline.SynchronousOperations) -> ChannelBindingData {
+        guard exporterSecrets != nil else { return .none }
+        return ChannelBindingReader.read(pipeline, secrets: exporterSecrets)
     }
 
     private func makeHandlers(serverHostname: String?) throws -> [any ChannelHandler] {

@@ -13,8 +13,8 @@ struct ProbeArrival: Sendable {
         case element(XMLElement)
         /// The server's `</stream:stream>`.
         case closed
-        /// The TLS handshake completed.
-        case tlsEstablished(ProbeReport.TLSFacts)
+        /// The TLS handshake completed: what the probe reports, and the connection's channel-binding data.
+        case tlsEstablished(ProbeReport.TLSFacts, ChannelBindingData)
         /// The connection failed or was closed: the typed kind and what a person needs.
         case failed(kind: String, detail: String)
     }
@@ -137,7 +137,8 @@ final class ProbeChannelHandler: ChannelInboundHandler {
         {
             let captured = byteCounter.capture ?? []
             byteCounter.capture = nil
-            deliver(.tlsEstablished(tls.facts(handler: handler, serverHello: captured, verdict: verdict)))
+            let facts = tls.facts(handler: handler, serverHello: captured, verdict: verdict)
+            deliver(.tlsEstablished(facts, tls.channelBindingData(in: context.pipeline.syncOperations)))
             return
         }
         context.fireUserInboundEventTriggered(event)

@@ -36,11 +36,11 @@ struct ProbeConnection: Sendable {
     }
 
     /// Resets the framer and sends a new stream header, in one step on the loop.
-    func restartStream(domain: String) {
+    func restartStream(header: XMPPStreamOutput) {
         let handler = self.handler
         channel.eventLoop.execute {
             handler.value.restartStream()
-            handler.value.send(.header(domain: domain))
+            handler.value.send(header)
         }
     }
 

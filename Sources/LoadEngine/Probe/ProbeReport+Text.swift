@@ -34,6 +34,7 @@ extension ProbeReport {
             out.append("  usable by xmppload: \(Self.list(sasl.supported)); not supported here: \(Self.list(sasl.unsupported))")
             if let used = sasl.used { out.append("  used: \(used)") }
         }
+        if let modernLogin { out += Self.modernLoginLines(modernLogin) }
         if let registration {
             var line = "in-band registration: \(registration.offered ? "offered" : "not offered")"
             if let form = registration.form {

@@ -27,6 +27,9 @@ public struct ProbeReport: Codable, Sendable, Equatable {
     /// XEP-0198 namespaces among the features after SASL (`urn:xmpp:sm:3`, `urn:xmpp:sm:2`, …);
     /// nil when the probe did not get that far, empty when none was offered.
     public var streamManagement: [String]?
+    /// SASL2, Bind2, FAST, channel binding and downgrade protection (`ProbeReport+ModernLogin`);
+    /// nil when the probe did not reach the stream that would authenticate.
+    public var modernLogin: ModernLogin?
     public var login: Login?
     public var discoInfo: DiscoInfo?
     public var discoItems: DiscoItems?
@@ -58,6 +61,7 @@ public struct ProbeReport: Codable, Sendable, Equatable {
         case discoItems = "disco_items"
         case entityTime = "entity_time"
         case streamClose = "stream_close"
+        case modernLogin = "modern_login"
     }
 
     /// One `<stream:features/>`: the stage it was offered at and its children (name and namespace).

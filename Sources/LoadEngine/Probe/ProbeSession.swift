@@ -21,6 +21,10 @@ struct ProbeSession {
     var presenceSentAt: NIODeadline?
     var echoAt: NIODeadline?
     var queryCount = 0
+    /// The probe's XEP-0388 user agent: one per probe run (the FAST re-login presents it again).
+    let userAgentID = UUID().uuidString.lowercased()
+    /// The login's outcome, once logged in.
+    var outcome: LoginOutcome?
 
     /// Each login phase waits this long at most for the server's next step.
     static let phaseTimeout = TimeAmount.seconds(10)
@@ -53,12 +57,40 @@ struct ProbeSession {
             throw ProbeAbort(phase: "connect", kind: failure.kind, detail: "could not connect to \(options.host):\(options.port) (\(failure.kind))")
         }
         try await run(into: &report, over: connection!, connectMilliseconds: PhaseTimer.milliseconds(from: started, to: .now()))
+        if let token = outcome?.newFASTToken {
+            await fastRelogin(with: token, tls: tls, group: group, into: &report)
+        }
+    }
+
+    /// A second connection that logs in with the FAST token the first login got: whether the server
+    /// takes it, the path and round trips (`modern_login.fast_login`). Its failure is reported there,
+    /// not as the probe's.
+    private mutating func fastRelogin(with token: FASTToken, tls: ProbeTLS?, group: any EventLoopGroup, into report: inout ProbeReport) async {
+        await connection?.close()
+        boundJID = nil
+        let started = NIODeadline.now()
+        var result = ProbeReport.ModernLogin.FASTLogin(login: nil, failure: nil)
+        do {
+            connection = try await ProbeConnection.open(
+                host: options.host, port: options.port, tls: tls, timeout: options.connectTimeout, loop: group.next())
+            var scratch = report
+            if let outcome = try await login(
+                &scratch, connectMilliseconds: PhaseTimer.milliseconds(from: started, to: .now()), fastToken: token)
+            {
+                result.login = ProbeReport.ModernLogin.Login(outcome, milliseconds: PhaseTimer.milliseconds(from: started, to: .now()))
+            }
+        } catch let abort as ProbeAbort {
+            result.failure = "\(abort.kind) at \(abort.phase): \(abort.detail)"
+        } catch {
+            result.failure = "\(ConnectionFailure(error).kind)"
+        }
+        report.modernLogin?.fastLogin = result
     }
 
     /// The conversation over an open connection.
     mutating func run(into report: inout ProbeReport, over connection: ProbeConnection, connectMilliseconds: Double) async throws {
         self.connection = connection
-        try await login(&report, connectMilliseconds: connectMilliseconds)
+        try await login(&report, connectMilliseconds: connectMilliseconds, fastToken: options.fastToken)
         guard boundJID != nil else { return }
         phase = "queries"
         try await queries(&report)
@@ -70,22 +102,35 @@ struct ProbeSession {
 
     // MARK: - Login
 
-    private mutating func login(_ report: inout ProbeReport, connectMilliseconds: Double) async throws {
-        let configuration = LoginMachine.Configuration(
+    /// Logs in (the run's `LoginMachine`, in `options.login` mode, asking for a FAST token), noting
+    /// what the stream offers into `report` on the way; with `fastToken`, a re-login with it that
+    /// notes only how the login went (no features, no registration form).
+    @discardableResult
+    private mutating func login(
+        _ report: inout ProbeReport, connectMilliseconds: Double, fastToken: FASTToken? = nil
+    ) async throws
+        -> LoginOutcome?
+    {
+        var configuration = LoginMachine.Configuration(
             domain: options.domain, username: username ?? "probe", password: options.password ?? "",
-            resource: "xmppload-probe-\(UInt32.random(in: 0...UInt32.max))", tls: options.tls, mechanism: options.mechanism)
+            resource: "xmppload-probe-\(UInt32.random(in: 0...UInt32.max))", tls: options.tls, mechanism: options.mechanism,
+            mode: options.login, userAgentID: userAgentID, fastToken: fastToken, requestFASTToken: fastToken == nil)
+        configuration.bind2Tag = "xmppload-probe"
+        let relogin = fastToken != nil
+        let started = NIODeadline.now()
         var machine = LoginMachine(configuration: configuration, keyCache: nil)
         var timer = PhaseTimer(connectMilliseconds: connectMilliseconds)
         var tlsDone = false
         var saslDone = false
+        var channelBinding = ChannelBindingData.none
         var actions = machine.start()
         while true {
             for action in actions {
                 switch action {
                 case .openStream:
-                    connection!.send(.header(domain: options.domain))
+                    connection!.send(Self.header(domain: options.domain, from: machine.streamHeaderFrom))
                 case .restartStream:
-                    connection!.restartStream(domain: options.domain)
+                    connection!.restartStream(header: Self.header(domain: options.domain, from: machine.streamHeaderFrom))
                 case .send(let element):
                     connection!.send(.element(element))
                 case .startTLS:
@@ -101,9 +146,18 @@ struct ProbeSession {
                 case .loggedIn(let jid):
                     timer.end()
                     boundJID = jid
+                    outcome = machine.outcome
+                    guard let outcome else { return nil }
                     report.login = ProbeReport.Login(jid: jid, phases: timer.phases)
-                    report.sasl?.used = machine.chosenMechanism?.name
-                    return
+                    if report.modernLogin == nil {
+                        report.modernLogin = ProbeReport.ModernLogin(
+                            channelBindingTypes: nil, channelBindingAvailable: channelBinding.available.map(\.name), plusUsable: [])
+                    }
+                    report.sasl?.used = outcome.mechanism
+                    report.modernLogin?.login = ProbeReport.ModernLogin.Login(
+                        outcome, milliseconds: PhaseTimer.milliseconds(from: started, to: .now()) + connectMilliseconds)
+                    report.modernLogin?.downgradeProtection = outcome.downgradeProtection.map(\.rawValue)
+                    return outcome
                 case .fail(let error):
                     throw ProbeAbort(phase: phase, kind: error.kind, detail: error.description)
                 case .registered, .authenticateOnFreshStream, .resumed, .resumeFailed, .deriveKey:
@@ -119,7 +173,7 @@ struct ProbeSession {
             case .opened:
                 actions = []
             case .element(let element):
-                if element.name == "features" && element.namespace == XMPPNamespace.streams {
+                if !relogin, element.name == "features" && element.namespace == XMPPNamespace.streams {
                     let stage: ProbeReport.FeatureStage.Stage = saslDone ? .afterSASL : tlsDone ? .afterTLS : .initial
                     report.streamFeatures.append(
                         ProbeReport.FeatureStage(
@@ -129,24 +183,45 @@ struct ProbeSession {
                         report.streamManagement = element.elementChildren.filter(Self.isStreamManagement).map(\.namespace)
                     } else if tlsDone || options.tls == .none {
                         // The features SASL would start from: what is offered, and the registration form.
-                        try await noteOffer(element, in: &report)
+                        try await noteOffer(element, channelBinding: channelBinding, in: &report)
                         if username == nil {
                             timer.end()
-                            return
+                            return nil
                         }
                     }
                 }
                 actions = machine.received(element)
             case .closed:
                 actions = machine.streamClosed()
-            case .tlsEstablished(let facts):
-                report.tls = facts
+            case .tlsEstablished(let facts, let data):
+                if !relogin { report.tls = facts }
                 tlsDone = true
-                actions = machine.tlsEstablished()
+                channelBinding = data
+                actions = machine.tlsEstablished(channelBinding: data)
             case .failed(let kind, let detail):
                 throw ProbeAbort(phase: phase, kind: kind, detail: detail)
             }
         }
+    }
+
+    /// The modern-login facts of the features SASL starts from, on a connection with `channelBinding`.
+    static func modernLogin(_ offer: AuthenticationOffer, channelBinding: ChannelBindingData) -> ProbeReport.ModernLogin {
+        let available = channelBinding.available
+        let common = available.contains { (offer.channelBindingTypes ?? []).contains($0.name) }
+        let plus = (offer.mechanisms + (offer.sasl2?.mechanisms ?? [])).filter {
+            SASLMechanism(name: $0.trimmingCharacters(in: .whitespaces))?.usesChannelBinding == true
+        }
+        var seen = Set<String>()
+        return ProbeReport.ModernLogin(
+            channelBindingTypes: offer.channelBindingTypes, channelBindingAvailable: available.map(\.name),
+            plusUsable: common ? plus.filter { seen.insert($0).inserted } : [], sasl2: offer.sasl2.map(ProbeReport.ModernLogin.SASL2.init))
+    }
+
+    /// Our stream header, with `from` when the login machine wants one (SASL2), as raw text: the
+    /// codec's `.header` has no `from` (the session's wiring is the lead's).
+    static func header(domain: String, from: String?) -> XMPPStreamOutput {
+        guard from != nil else { return .header(domain: domain) }
+        return .raw(String(decoding: Stanza.streamHeader(to: domain, from: from), as: UTF8.self))
     }
 
     /// A stream feature announcing XEP-0198 in any of its namespaces: `<sm xmlns='urn:xmpp:sm:3'/>`,
@@ -157,13 +232,15 @@ struct ProbeSession {
 
     /// SASL mechanisms and in-band registration offered in `features`; the registration form asked
     /// when registration is offered.
-    private mutating func noteOffer(_ features: XMLElement, in report: inout ProbeReport) async throws {
-        let offered =
-            features.firstChild(named: "mechanisms", namespace: XMPPNamespace.sasl)?
-            .children(named: "mechanism", namespace: XMPPNamespace.sasl).map(\.text) ?? []
+    private mutating func noteOffer(_ features: XMLElement, channelBinding: ChannelBindingData, in report: inout ProbeReport) async throws {
+        let offer = AuthenticationOffer(features: features)
+        let offered = offer.mechanisms
+        let modern = Self.modernLogin(offer, channelBinding: channelBinding)
+        let plusUsable = !modern.plusUsable.isEmpty
+        report.modernLogin = modern
         report.sasl = ProbeReport.SASLFacts(
-            offered: offered, supported: offered.filter(SASLMechanism.isSupported),
-            unsupported: offered.filter { !SASLMechanism.isSupported($0) })
+            offered: offered, supported: offered.filter { SASLMechanism.isSupported($0, channelBinding: plusUsable) },
+            unsupported: offered.filter { !SASLMechanism.isSupported($0, channelBinding: plusUsable) })
         var registration = ProbeReport.Registration(
             offered: features.firstChild(named: "register", namespace: XMPPNamespace.registerFeature) != nil)
         if registration.offered {

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOSSL
 import SessionCore
+import XMPPCore
 
 #if canImport(Glibc)
 import Glibc
@@ -15,21 +16,35 @@ import Glibc
 struct ProbeTLS: Sendable {
     private let run: TLSSetup?
     private let observing: NIOSSLContext?
+    /// The insecure context's exporter secrets (the run's `TLSSetup` keeps its own).
+    private let observingSecrets: TLSExporterSecrets?
     let domain: String
     private let serverHostname: String?
 
+    /// Channel binding is always on for the probe: it reports which `-PLUS` mechanisms this
+    /// connection could use, and logs in with one.
     init(domain: String, insecure: Bool) throws {
         self.domain = domain
         serverHostname = TLSSetup.isIPLiteral(domain) ? nil : domain
         if insecure {
             var configuration = TLSConfiguration.makeClientConfiguration()
             configuration.certificateVerification = .noHostnameVerification
+            let secrets = TLSExporterSecrets()
+            configuration.keyLogCallback = secrets.keyLogCallback
             observing = try NIOSSLContext(configuration: configuration)
+            observingSecrets = secrets
             run = nil
         } else {
-            run = try TLSSetup(domain: domain, insecure: false)
+            run = try TLSSetup(domain: domain, insecure: false, channelBinding: true)
             observing = nil
+            observingSecrets = nil
         }
+    }
+
+    /// The connection's channel-binding data after its handshake (on its loop).
+    func channelBindingData(in pipeline: ChannelPipeline.SynchronousOperations) -> ChannelBindingData {
+        if let run { return run.channelBindingData(in: pipeline) }
+        return ChannelBindingReader.read(pipeline, secrets: observingSecrets)
     }
 
     /// True when a failed verification fails the handshake (not `--insecure`).

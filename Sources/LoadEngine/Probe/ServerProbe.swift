@@ -25,8 +25,14 @@ public enum ServerProbe {
         public var password: String?
         public var tls: TLSMode
         public var insecure: Bool
-        /// Force this SASL mechanism for the login (`--sasl`).
+        /// Force this SASL mechanism for the login (`--sasl`; `-PLUS` ones bind to the connection).
         public var mechanism: SASLMechanism?
+        /// Which login protocol to use (`--login`): `auto` takes SASL2 where offered. With a FAST
+        /// token issued, the probe logs in a second time with it (`modern_login.fast_login`).
+        public var login: LoginMode = .auto
+        /// Log in with this FAST token instead of asking for one (the probe's re-login uses it; so do
+        /// the pipeline tests that replay a recorded FAST login).
+        var fastToken: FASTToken?
         /// Connect timeout.
         public var connectTimeout: TimeAmount = .seconds(10)
         /// Each login phase and each query waits at most this long.

@@ -18,6 +18,10 @@ public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
         case registrationNotOffered
         case protocolViolation(String)
         case streamClosed
+        case downgrade(String)
+        case channelBindingUnavailable(advertised: [String]?, available: [String])
+        case sasl2NotOffered
+        case sasl2Continue(tasks: [String])
     }
 
     private let reason: Reason
@@ -55,6 +59,19 @@ public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func protocolViolation(_ what: String) -> LoginError { LoginError(.protocolViolation(what)) }
     /// The server closed the stream (`</stream:stream>`) before the login finished.
     public static let streamClosed = LoginError(.streamClosed)
+    /// XEP-0440's client rules caught mechanisms or channel-binding types removed from the offer
+    /// (XEP-0474's hash mismatch is reported by the SCRAM exchange under the same kind).
+    public static func downgrade(_ what: String) -> LoginError { LoginError(.downgrade(what)) }
+    /// A forced `-PLUS` mechanism cannot bind: this connection has no channel-binding type the
+    /// server advertises (or none at all: plaintext, or the TLS layer computed none).
+    public static func channelBindingUnavailable(advertised: [String]?, available: [ChannelBindingType]) -> LoginError {
+        LoginError(.channelBindingUnavailable(advertised: advertised, available: available.map(\.name)))
+    }
+    /// `--login sasl2` but the server does not offer SASL2 (XEP-0388) on this stream.
+    public static let sasl2NotOffered = LoginError(.sasl2NotOffered)
+    /// The server answered SASL2 with `<continue/>`: it wants tasks (2FA, password change, …) that
+    /// xmppload does not perform, so the login ends at the first one (a loop cannot form).
+    public static func sasl2Continue(tasks: [String]) -> LoginError { LoginError(.sasl2Continue(tasks: tasks)) }
 
     /// The typed error kind counted in results.
     public var kind: String {
@@ -72,6 +89,10 @@ public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
         case .registrationNotOffered: return "register-not-offered"
         case .protocolViolation: return "protocol-violation"
         case .streamClosed: return "stream-closed"
+        case .downgrade: return "sasl-downgrade"
+        case .channelBindingUnavailable: return "sasl-channel-binding"
+        case .sasl2NotOffered: return "sasl2-not-offered"
+        case .sasl2Continue: return "sasl2-continue"
         }
     }
 
@@ -109,6 +130,14 @@ public struct LoginError: Error, Sendable, Hashable, CustomStringConvertible {
             return "in-band registration (XEP-0077) is not offered by the server: registration is disabled there"
         case .protocolViolation(let what): return "protocol violation: \(what)"
         case .streamClosed: return "the server closed the stream"
+        case .downgrade(let what): return "downgrade detected: \(what)"
+        case .channelBindingUnavailable(let advertised, let available):
+            return "no channel binding for -PLUS: the server advertises \(advertised.map { Self.list($0) } ?? "no types (XEP-0440)"); "
+                + "this connection can bind to \(Self.list(available))"
+        case .sasl2NotOffered: return "SASL2 (XEP-0388) is not offered by the server (--login sasl2); --login auto uses it only where offered"
+        case .sasl2Continue(let tasks):
+            let named = tasks.prefix(4).map { String($0.prefix(40)) }.joined(separator: ", ")
+            return "SASL2 <continue/>: the server asks for tasks xmppload does not perform (\(named.isEmpty ? "none named" : named))"
         }
     }
 }

@@ -4,8 +4,23 @@ import Foundation
 
 /// The client side of XMPP stream negotiation as a value-type state machine:
 /// stream header → features → [STARTTLS → restart] → SASL → restart → resource bind → [session] →
-/// logged in; or, to register: stream header → features → [STARTTLS → restart] → in-band registration
-/// → `.authenticateOnFreshStream` (the handler connects again and runs a machine without `register`).
+/// logged in (the classic login); or, where the server offers SASL2 (XEP-0388) and `mode` allows it:
+/// stream header → features → [STARTTLS → restart] → `<authenticate/>` (SCRAM with or without `-PLUS`,
+/// PLAIN, or a FAST token) carrying Bind2, inline stream management, carbons and resumption →
+/// `<success/>` → features → logged in (or resumed); or, to register: stream header → features →
+/// [STARTTLS → restart] → in-band registration → `.authenticateOnFreshStream` (the handler connects
+/// again and runs a machine without `register`).
+///
+/// Channel binding: the caller hands the connection's channel-binding data in with
+/// `tlsEstablished(channelBinding:)`; the mechanism and binding follow XEP-0440's rules
+/// (`MechanismChoice`), and SCRAM checks XEP-0474's downgrade-protection hash. How the login went
+/// (path, round trips, mechanism, Bind2's grants, a new or rejected FAST token) is `outcome`, set
+/// when the machine reports `.loggedIn` or `.resumed`.
+///
+/// Phases with SASL2: `sasl` from `<authenticate/>` to the last SASL message we send; when that
+/// message asks for Bind2 (or resumption), the wait for its `<success/>` — which carries the bind —
+/// and the features after it is `bind` (`resume`), so a Bind2 answer that never comes times out
+/// there. A FAST login sends one message: its `sasl` phase is empty.
 ///
 /// The machine decides; the channel handler acts. Every mutating method takes what happened and
 /// returns the actions to perform, in order. It owns no I/O, no clock and no event loop, so it is
@@ -40,14 +55,51 @@ public struct LoginMachine {
         public var deriveKeysElsewhere: Bool
         /// XEP-0198: after SASL, resume the stream with this `<resume/>` instead of binding a resource,
         /// when the server offers stream management (`.resumed` or, on `<failed/>`, `.resumeFailed`
-        /// and a fresh bind follow). Nil: a fresh login.
+        /// and a fresh bind follow). With SASL2 and inline stream management offered, it travels
+        /// inside `<authenticate/>` instead (one round trip less). Nil: a fresh login.
         public var resume: XMLElement?
+        /// Which login protocol may be used: `.auto` takes SASL2 where offered, `.classic` never,
+        /// `.sasl2` always (`sasl2-not-offered` without it).
+        public var mode: LoginMode
+        /// XEP-0388 `<user-agent id=…>`: a UUID (v4) stable per virtual user. Servers key FAST tokens
+        /// and Bind2's stable resources on it (and end an older session with the same id), so each
+        /// virtual user needs its own. Nil: no `<user-agent/>` (no FAST token is asked for then).
+        public var userAgentID: String?
+        /// XEP-0388 `<software/>` in the user agent.
+        public var userAgentSoftware: String
+        /// XEP-0386 `<tag/>`: the prefix of the resource Bind2 assigns (servers add their own part).
+        public var bind2Tag: String
+        /// Enable XEP-0198 inside Bind2 when the server offers it there; `inlineStreamManagementResume`
+        /// asks for resumption. The answer is `LoginOutcome.streamManagement`.
+        public var inlineStreamManagement: Bool
+        public var inlineStreamManagementResume: Bool
+        /// Enable message carbons (XEP-0280) inside Bind2 when the server offers it there.
+        public var enableCarbons: Bool
+        /// Log in with this FAST token (XEP-0484) when the server offers its mechanism and the
+        /// connection has its channel binding; a refused token falls back to the password on the
+        /// same stream (`LoginOutcome.fastTokenRejected`).
+        public var fastToken: FASTToken?
+        /// Ask for a FAST token at a password login (the strongest HT mechanism this connection can
+        /// use); it arrives as `LoginOutcome.newFASTToken`. Needs `userAgentID`.
+        public var requestFASTToken: Bool
 
         public init(
             domain: String, username: String, password: String, resource: String,
             tls: TLSPolicy = .startTLS, mechanism: SASLMechanism? = nil, register: Bool = false,
-            maxSCRAMIterations: Int = SCRAMClient.defaultMaxIterations, deriveKeysElsewhere: Bool = false
+            maxSCRAMIterations: Int = SCRAMClient.defaultMaxIterations, deriveKeysElsewhere: Bool = false,
+            mode: LoginMode = .auto, userAgentID: String? = nil, userAgentSoftware: String = "xmppload",
+            bind2Tag: String = "xmppload", inlineStreamManagement: Bool = false, inlineStreamManagementResume: Bool = false,
+            enableCarbons: Bool = false, fastToken: FASTToken? = nil, requestFASTToken: Bool = false
         ) {
+            self.mode = mode
+            self.userAgentID = userAgentID
+            self.userAgentSoftware = userAgentSoftware
+            self.bind2Tag = bind2Tag
+            self.inlineStreamManagement = inlineStreamManagement
+            self.inlineStreamManagementResume = inlineStreamManagementResume
+            self.enableCarbons = enableCarbons
+            self.fastToken = fastToken
+            self.requestFASTToken = requestFASTToken
             self.maxSCRAMIterations = maxSCRAMIterations
             self.deriveKeysElsewhere = deriveKeysElsewhere
             self.domain = domain
@@ -84,9 +136,10 @@ public struct LoginMachine {
         /// stalls at bind. A fresh stream works on every server (Prosody, ejabberd, jabberd2); it costs
         /// one more connect and TLS handshake per registration, which only provisioning pays.
         case authenticateOnFreshStream
-        /// Login finished; the bound full JID.
+        /// Login finished; the bound full JID (`outcome` says how).
         case loggedIn(jid: String)
-        /// The stream was resumed (XEP-0198 `<resumed/>`, given): the login is over, nothing was bound.
+        /// The stream was resumed (XEP-0198 `<resumed/>`, given — after SASL, or inside SASL2's
+        /// `<success/>`): the login is over, nothing was bound (`outcome` says how).
         case resumed(XMLElement)
         /// The server refused to resume (`<failed/>`, given); a fresh bind follows at once.
         case resumeFailed(XMLElement)
@@ -97,13 +150,19 @@ public struct LoginMachine {
         case deriveKey(SCRAMKeyRequest)
     }
 
-    enum Stage: Sendable { case initial, afterTLS, afterSASL }
+    enum Stage: Sendable, Equatable {
+        case initial, afterTLS, afterSASL
+        /// After a SASL2 `<success/>` with Bind2's `<bound/>`: the features that follow end the login.
+        case afterBind2(jid: String)
+    }
 
     enum SASLProgress {
         case scram(SCRAMClient, sentFinal: Bool)
         /// Waiting for `keyDerived(_:)` for this request.
         case derivingKeys(SCRAMClient, SCRAMKeyRequest)
         case simple
+        /// A FAST token (HT-*): one message each way, the server's proof in `<success/>`.
+        case token(HashedTokenClient)
     }
 
     enum State {
@@ -113,6 +172,8 @@ public struct LoginMachine {
         case awaitingTLSHandshake
         case awaitingRegistration(id: String)
         case authenticating(SASLProgress)
+        /// SASL2: the mechanism's progress and what the `<authenticate/>` asked for.
+        case authenticating2(SASLProgress, SASL2Request)
         case awaitingBind(id: String, sessionRequired: Bool)
         case awaitingSession(id: String)
         case awaitingResumed(sessionRequired: Bool)
@@ -130,6 +191,23 @@ public struct LoginMachine {
     public private(set) var offersStreamManagement = false
     /// The features after authentication offered XEP-0352 client state indication (`urn:xmpp:csi:0`).
     public private(set) var offersClientState = false
+    /// The connection's channel-binding data (`tlsEstablished(channelBinding:)`); empty until then.
+    public private(set) var channelBinding = ChannelBindingData.none
+    /// Request/answer exchanges waited for so far (`LoginOutcome.roundTrips` defines them).
+    public internal(set) var roundTrips = 0
+    /// What the features SASL started from offered (for reports); nil before.
+    public private(set) var offer: AuthenticationOffer?
+    /// How the login went; set when the machine reports `.loggedIn` or `.resumed`.
+    public private(set) var outcome: LoginOutcome?
+    /// The condition with which the server refused `fastToken`, once it did (also when the password
+    /// login that followed failed too): drop the token.
+    public internal(set) var fastTokenRejected: String?
+    /// What the finished login will report, filled in as it goes.
+    var draft = LoginOutcome(path: .classic, roundTrips: 0, jid: nil, mechanism: "")
+    /// The stream is TLS-protected (after STARTTLS or direct TLS).
+    private var protected = false
+    /// The resumption already travelled inside SASL2 (and failed): the classic bind must not try again.
+    var inlineResumeTried = false
 
     /// - Parameter keyCache: the event loop's SCRAM key cache (one per loop), or nil for no caching.
     public init(configuration: Configuration, keyCache: SCRAMKeyCache?) {
@@ -143,9 +221,23 @@ public struct LoginMachine {
         return false
     }
 
+    /// The `from` the next stream header carries (`Stanza.streamHeader(to:from:)`), read when the
+    /// machine asks for `.openStream` or `.restartStream`: the user's bare JID when SASL2 may be used
+    /// — servers offer SASL2 (and FAST needs it) only to a stream that names its user (ejabberd
+    /// offers SASL2 only then) — on a TLS-protected stream (RFC 6120 §4.7.1), or on any with
+    /// `mode` `.sasl2`; nil otherwise (the classic header, unchanged).
+    public var streamHeaderFrom: String? {
+        switch configuration.mode {
+        case .classic: return nil
+        case .auto: return protected ? "\(configuration.username)@\(configuration.domain)" : nil
+        case .sasl2: return "\(configuration.username)@\(configuration.domain)"
+        }
+    }
+
     /// Call once the TCP connection is up.
     public mutating func start() -> [Action] {
         guard case .idle = state else { return [] }
+        roundTrips += 1
         if configuration.tls == .direct {
             state = .awaitingTLSHandshake
             return [.enterPhase(.tls), .startTLS]
@@ -154,9 +246,19 @@ public struct LoginMachine {
         return [.enterPhase(.features), .openStream]
     }
 
-    /// Call when the TLS handshake (STARTTLS or direct) completed.
+    /// Call when the TLS handshake (STARTTLS or direct) completed, without channel-binding data.
     public mutating func tlsEstablished() -> [Action] {
+        tlsEstablished(channelBinding: .none)
+    }
+
+    /// Call when the TLS handshake (STARTTLS or direct) completed, with the connection's
+    /// channel-binding data (LoadEngine's `ChannelBindingReader`): `-PLUS` and FAST's bound
+    /// mechanisms become usable.
+    public mutating func tlsEstablished(channelBinding: ChannelBindingData) -> [Action] {
         guard case .awaitingTLSHandshake = state else { return [] }
+        self.channelBinding = channelBinding
+        protected = true
+        roundTrips += 1
         state = .awaitingFeatures(.afterTLS)
         return [.enterPhase(.features), .restartStream]
     }
@@ -185,6 +287,7 @@ public struct LoginMachine {
             guard element.namespace == XMPPNamespace.tls else { return unexpected(element) }
             if element.name == "proceed" {
                 state = .awaitingTLSHandshake
+                roundTrips += 1
                 return [.startTLS]
             }
             return finish(.tlsRefused)
@@ -201,6 +304,9 @@ public struct LoginMachine {
         case .authenticating(let progress):
             guard element.namespace == XMPPNamespace.sasl else { return unexpected(element) }
             return handleSASL(element, progress: progress)
+        case .authenticating2(let progress, let request):
+            guard element.namespace == AuthenticationOffer.sasl2Namespace else { return unexpected(element) }
+            return handleSASL2(element, progress: progress, request: request)
         case .awaitingBind(let id, let sessionRequired):
             guard isResponse(element, to: id) else { return unexpected(element) }
             guard element.attribute("type") == "result" else {
@@ -213,24 +319,23 @@ public struct LoginMachine {
                 let id = "sess1"
                 state = .awaitingSession(id: id)
                 let session = Stanza.iq(type: "set", id: id, child: XMLElement("session", namespace: XMPPNamespace.session))
+                roundTrips += 1
                 return [.enterPhase(.session), .send(session)]
             }
-            state = .finished
-            return [.loggedIn(jid: boundJID!)]
+            return loggedIn(jid: boundJID!)
         case .awaitingSession(let id):
             guard isResponse(element, to: id) else { return unexpected(element) }
             guard element.attribute("type") == "result" else {
                 return finish(.sessionFailed(condition: Stanza.errorCondition(of: element, conditionNamespace: XMPPNamespace.stanzas)))
             }
-            state = .finished
-            return [.loggedIn(jid: boundJID!)]
+            return loggedIn(jid: boundJID!)
         case .awaitingResumed(let sessionRequired):
             guard element.namespace == XMPPNamespace.streamManagement else { return unexpected(element) }
             switch element.name {
             case "resumed":
-                state = .finished
-                return [.resumed(element)]
+                return resumed(element)
             case "failed":
+                draft.resumeFailed = true
                 return [.resumeFailed(element), .enterPhase(.bind)] + bind(sessionRequired: sessionRequired)
             default:
                 return unexpected(element)
@@ -247,6 +352,7 @@ public struct LoginMachine {
                 features.firstChild(named: "starttls", namespace: XMPPNamespace.tls) != nil
             {
                 state = .awaitingProceed
+                roundTrips += 1
                 return [.enterPhase(.tls), .send(XMLElement("starttls", namespace: XMPPNamespace.tls))]
             }
             // No downgrade: STARTTLS mode never authenticates (or registers) over a stream the server
@@ -254,9 +360,8 @@ public struct LoginMachine {
             if stage == .initial, configuration.tls == .startTLS {
                 return finish(.tlsRequiredButNotOffered)
             }
-            let offered =
-                features.firstChild(named: "mechanisms", namespace: XMPPNamespace.sasl)?
-                .children(named: "mechanism", namespace: XMPPNamespace.sasl).map(\.text) ?? []
+            let offer = AuthenticationOffer(features: features)
+            self.offer = offer
             if configuration.register {
                 guard features.firstChild(named: "register", namespace: XMPPNamespace.registerFeature) != nil else {
                     return finish(.registrationNotOffered)
@@ -269,9 +374,14 @@ public struct LoginMachine {
                         .element(Stanza.textElement("username", configuration.username, namespace: XMPPNamespace.register)),
                         .element(Stanza.textElement("password", configuration.password, namespace: XMPPNamespace.register)),
                     ])
+                roundTrips += 1
                 return [.enterPhase(.register), .send(Stanza.iq(type: "set", id: id, child: query))]
             }
-            return beginSASL(offered: offered)
+            if configuration.mode != .classic, let sasl2 = offer.sasl2 {
+                return beginSASL2(offer, sasl2: sasl2)
+            }
+            if configuration.mode == .sasl2 { return finish(.sasl2NotOffered) }
+            return beginSASL(offer)
         case .afterSASL:
             guard features.firstChild(named: "bind", namespace: XMPPNamespace.bind) != nil else {
                 return finish(.protocolViolation("no <bind/> in the stream features after authentication"))
@@ -279,19 +389,51 @@ public struct LoginMachine {
             // RFC 6121 dropped session establishment; servers that still need it say so without <optional/>.
             let session = features.firstChild(named: "session", namespace: XMPPNamespace.session)
             let sessionRequired = session != nil && session?.firstChild(named: "optional", namespace: nil) == nil
-            offersStreamManagement = features.firstChild(named: "sm", namespace: XMPPNamespace.streamManagement) != nil
-            offersClientState = features.firstChild(named: "csi", namespace: "urn:xmpp:csi:0") != nil
-            if offersStreamManagement, let resume = configuration.resume {
+            noteOffers(features)
+            if offersStreamManagement, let resume = configuration.resume, !inlineResumeTried {
                 state = .awaitingResumed(sessionRequired: sessionRequired)
+                roundTrips += 1
                 return [.enterPhase(.resume), .send(resume)]
             }
             return bind(sessionRequired: sessionRequired)
+        case .afterBind2(let jid):
+            // XEP-0388: the features of the authenticated stream follow <success/>; Bind2 bound already.
+            noteOffers(features)
+            boundJID = jid
+            return loggedIn(jid: jid)
         }
+    }
+
+    /// What the features of the authenticated stream offer for after the login.
+    private mutating func noteOffers(_ features: XMLElement) {
+        offersStreamManagement = features.firstChild(named: "sm", namespace: XMPPNamespace.streamManagement) != nil
+        offersClientState = features.firstChild(named: "csi", namespace: "urn:xmpp:csi:0") != nil
+    }
+
+    /// The login is over with `jid` bound: `outcome` is set.
+    mutating func loggedIn(jid: String) -> [Action] {
+        state = .finished
+        draft.jid = jid
+        draft.roundTrips = roundTrips
+        outcome = draft
+        return [.loggedIn(jid: jid)]
+    }
+
+    /// The stream was resumed (`<resumed/>` given): `outcome` is set.
+    mutating func resumed(_ element: XMLElement) -> [Action] {
+        state = .finished
+        draft.path = .resumed
+        draft.jid = nil
+        draft.resumedHandled = StreamManagementState.handledCount(in: element)
+        draft.roundTrips = roundTrips
+        outcome = draft
+        return [.resumed(element)]
     }
 
     private mutating func bind(sessionRequired: Bool) -> [Action] {
         let id = "bind1"
         state = .awaitingBind(id: id, sessionRequired: sessionRequired)
+        roundTrips += 1
         let bind = XMLElement(
             "bind", namespace: XMPPNamespace.bind,
             children: [

@@ -10,6 +10,7 @@ public struct SASLError: Error, Sendable, Hashable, CustomStringConvertible {
         case serverError(String)
         case unsupportedExtension(String)
         case crypto(String)
+        case downgradeDetected(String)
     }
 
     private let reason: Reason
@@ -22,6 +23,8 @@ public struct SASLError: Error, Sendable, Hashable, CustomStringConvertible {
     static func serverError(_ value: String) -> SASLError { SASLError(.serverError(value)) }
     static func unsupportedExtension(_ value: String) -> SASLError { SASLError(.unsupportedExtension(value)) }
     public static func crypto(_ what: String) -> SASLError { SASLError(.crypto(what)) }
+    /// XEP-0474 or XEP-0440's rules caught a removed mechanism or channel-binding type.
+    static func downgradeDetected(_ what: String) -> SASLError { SASLError(.downgradeDetected(what)) }
 
     public var kind: String {
         switch reason {
@@ -32,6 +35,7 @@ public struct SASLError: Error, Sendable, Hashable, CustomStringConvertible {
         case .serverError: return "sasl-server-error"
         case .unsupportedExtension: return "sasl-malformed"
         case .crypto: return "sasl-crypto"
+        case .downgradeDetected: return "sasl-downgrade"
         }
     }
 
@@ -45,6 +49,7 @@ public struct SASLError: Error, Sendable, Hashable, CustomStringConvertible {
         case .serverError(let value): return "the server reported SCRAM error '\(value)'"
         case .unsupportedExtension(let value): return "mandatory SCRAM extension '\(value)' is not supported"
         case .crypto(let what): return "libcrypto failed: \(what)"
+        case .downgradeDetected(let what): return "downgrade detected: \(what)"
         }
     }
 }

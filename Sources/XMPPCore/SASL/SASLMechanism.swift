@@ -3,14 +3,19 @@ import Foundation
 /// The SASL mechanisms xmppload can use, strongest first.
 ///
 /// Default choice: the strongest one the server offers, in the order SCRAM-SHA-512 > SCRAM-SHA-256 >
-/// SCRAM-SHA-1 > PLAIN. ANONYMOUS is used only when forced. `-PLUS` variants are not used (no channel
-/// binding), so offering only those means no common mechanism.
+/// SCRAM-SHA-1 > PLAIN. ANONYMOUS is used only when forced. The `-PLUS` variants (SCRAM with channel
+/// binding) need channel-binding data from the connection's TLS layer: without it they are not
+/// usable and `choose(offered:forced:)` never picks them (offering only those means no common
+/// mechanism); with it, `LoginMachine` prefers them (`preferenceWithChannelBinding`, `MechanismChoice`).
 public enum SASLMechanism: String, Sendable, Hashable, CaseIterable {
     case scramSHA512 = "SCRAM-SHA-512"
     case scramSHA256 = "SCRAM-SHA-256"
     case scramSHA1 = "SCRAM-SHA-1"
     case plain = "PLAIN"
     case anonymous = "ANONYMOUS"
+    case scramSHA512Plus = "SCRAM-SHA-512-PLUS"
+    case scramSHA256Plus = "SCRAM-SHA-256-PLUS"
+    case scramSHA1Plus = "SCRAM-SHA-1-PLUS"
 
     /// The wire name.
     public var name: String { rawValue }
@@ -23,20 +28,52 @@ public enum SASLMechanism: String, Sendable, Hashable, CaseIterable {
     /// The SCRAM hash, for SCRAM mechanisms.
     public var scramAlgorithm: SCRAMAlgorithm? {
         switch self {
-        case .scramSHA512: return .sha512
-        case .scramSHA256: return .sha256
-        case .scramSHA1: return .sha1
+        case .scramSHA512, .scramSHA512Plus: return .sha512
+        case .scramSHA256, .scramSHA256Plus: return .sha256
+        case .scramSHA1, .scramSHA1Plus: return .sha1
         case .plain, .anonymous: return nil
         }
     }
 
-    /// Automatic choices, strongest first.
+    /// Whether this is a `-PLUS` mechanism (SCRAM with channel binding).
+    public var usesChannelBinding: Bool {
+        switch self {
+        case .scramSHA512Plus, .scramSHA256Plus, .scramSHA1Plus: return true
+        case .scramSHA512, .scramSHA256, .scramSHA1, .plain, .anonymous: return false
+        }
+    }
+
+    /// The `-PLUS` variant of a SCRAM mechanism (itself for a `-PLUS` one; nil for PLAIN, ANONYMOUS).
+    public var withChannelBinding: SASLMechanism? {
+        switch self {
+        case .scramSHA512, .scramSHA512Plus: return .scramSHA512Plus
+        case .scramSHA256, .scramSHA256Plus: return .scramSHA256Plus
+        case .scramSHA1, .scramSHA1Plus: return .scramSHA1Plus
+        case .plain, .anonymous: return nil
+        }
+    }
+
+    /// Automatic choices without channel binding, strongest first.
     public static let preference: [SASLMechanism] = [.scramSHA512, .scramSHA256, .scramSHA1, .plain]
 
-    /// Whether `name` (as a server offers it) is a mechanism xmppload can use. `-PLUS` variants, DIGEST-MD5,
-    /// CRAM-MD5, X-OAUTH2, EXTERNAL, GSSAPI… are not.
+    /// Automatic choices when the connection can bind to its TLS channel, strongest first: any `-PLUS`
+    /// before any mechanism without channel binding (binding the login to the connection protects
+    /// more than a longer hash), then by hash.
+    public static let preferenceWithChannelBinding: [SASLMechanism] =
+        [.scramSHA512Plus, .scramSHA256Plus, .scramSHA1Plus] + preference
+
+    /// Whether `name` (as a server offers it) is a mechanism xmppload can use without channel binding.
+    /// `-PLUS` variants (see `isSupported(_:channelBinding:)`), DIGEST-MD5, CRAM-MD5, X-OAUTH2,
+    /// EXTERNAL, GSSAPI… are not.
     public static func isSupported(_ name: String) -> Bool {
-        SASLMechanism(name: name.trimmingCharacters(in: .whitespaces)) != nil
+        isSupported(name, channelBinding: false)
+    }
+
+    /// Whether `name` is usable on a connection that has (`channelBinding`) or lacks channel-binding
+    /// data: the `-PLUS` variants are usable only with it.
+    public static func isSupported(_ name: String, channelBinding: Bool) -> Bool {
+        guard let mechanism = SASLMechanism(name: name.trimmingCharacters(in: .whitespaces)) else { return false }
+        return channelBinding || !mechanism.usesChannelBinding
     }
 
     /// The mechanism to use: `forced` if the server offers it, else the strongest offered one.

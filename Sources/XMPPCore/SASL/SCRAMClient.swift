@@ -1,4 +1,5 @@
-/// The client side of one SCRAM exchange (RFC 5802; RFC 7677 for SHA-256), without channel binding.
+/// The client side of one SCRAM exchange (RFC 5802; RFC 7677 for SHA-256), with or without channel
+/// binding (`-PLUS`: `SCRAMChannelBinding`) and XEP-0474 downgrade protection.
 ///
 /// `clientFirstMessage()` → server-first → `clientFinalMessage(serverFirst:)` → server-final →
 /// `verifyServerFinal(_:)`. The server signature is always verified: a server that cannot prove it
@@ -8,7 +9,8 @@
 /// Hostile servers: the server-first message must follow RFC 5802's grammar (`r=`, `s=`, `i=` in
 /// that order, printable nonce, base64 salt, decimal iteration count); an iteration count above
 /// `maxIterations` (default `defaultMaxIterations`, 100,000) fails with `sasl-iteration-count` before
-/// any PBKDF2 work; the server signature is compared in constant time.
+/// any PBKDF2 work; the server signature is compared in constant time; a downgrade-protection hash
+/// (`h=` or `d=`, XEP-0474) that does not match the offer the client saw fails with `sasl-downgrade`.
 ///
 /// The user name and password are prepared with SASLprep (RFC 4013, RFC 5802 §2.2); one that cannot
 /// be prepared (a control character, say) is used unchanged — `run` refuses such a password up front.
@@ -29,6 +31,12 @@ public struct SCRAMClient {
     private var expectedServerSignature: [UInt8]?
     /// Set by `keyRequest(serverFirst:)`: the server-first message and where its full nonce is.
     private var serverFirst: (message: [UInt8], nonce: Range<Int>)?
+    /// The channel binding of this exchange (the gs2 flag, and the data `c=` carries).
+    public let channelBinding: SCRAMChannelBinding
+    /// What the client saw offered, to check the server's XEP-0474 hash against; nil: not checked.
+    private let downgradeProtection: SCRAMDowngradeProtection?
+    /// What the server-first message said about XEP-0474 (set by `keyRequest(serverFirst:)`).
+    public private(set) var downgradeCheck = SCRAMDowngradeCheck.pending
 
     /// The largest iteration count accepted unless configured otherwise: 25 times the 4096 servers
     /// use by default, ~25 ms of PBKDF2 on one core (a server asking for more is a DoS on us).
@@ -41,15 +49,20 @@ public struct SCRAMClient {
     public init(
         algorithm: SCRAMAlgorithm, username: String, password: String, clientNonce: String? = nil,
         authorizationIdentity: String? = nil, cache: SCRAMKeyCache? = nil,
-        maxIterations: Int = SCRAMClient.defaultMaxIterations
+        maxIterations: Int = SCRAMClient.defaultMaxIterations, channelBinding: SCRAMChannelBinding = .unsupported,
+        downgradeProtection: SCRAMDowngradeProtection? = nil
     ) {
         self.maxIterations = min(max(1, maxIterations), Self.iterationCeiling)
         self.algorithm = algorithm
         self.password = Array(SASLprep.preparedOrUnchanged(password).utf8)
+        self.channelBinding = channelBinding
+        self.downgradeProtection = downgradeProtection
         if let authorizationIdentity {
-            gs2Header = Array("n,a=\(Self.escape(authorizationIdentity)),".utf8)
-        } else {
+            gs2Header = Array("\(channelBinding.flag),a=\(Self.escape(authorizationIdentity)),".utf8)
+        } else if case .unsupported = channelBinding {
             gs2Header = Self.plainGS2Header
+        } else {
+            gs2Header = Array("\(channelBinding.flag),,".utf8)
         }
         var bare = Array("n=".utf8)
         bare += Self.escape(SASLprep.preparedOrUnchanged(username)).utf8
@@ -113,6 +126,7 @@ public struct SCRAMClient {
         else {
             throw .iterationCount(Self.bounded(String(decoding: iterationDigits, as: UTF8.self)), limit: maxIterations)
         }
+        try checkDowngradeProtection(attributes)
         self.serverFirst = (message, nonce)
         return SCRAMKeyRequest(algorithm: algorithm, password: password, salt: salt, iterations: iterations)
     }
@@ -123,12 +137,14 @@ public struct SCRAMClient {
         guard let (serverFirstMessage, nonce) = serverFirst else {
             preconditionFailure("clientFinalMessage(keys:) before keyRequest(serverFirst:)")
         }
-        // client-final-message-without-proof = "c=" base64(gs2-header) ",r=" nonce; the proof follows.
+        // client-final-message-without-proof = "c=" base64(gs2-header [cbind-data]) ",r=" nonce; the proof follows.
+        var cbindInput = gs2Header
+        if case .bound(_, let data) = channelBinding { cbindInput += data }
         var final: [UInt8] = []
         final.reserveCapacity(
-            2 + Base64.encodedCount(gs2Header.count) + 3 + nonce.count + 3 + Base64.encodedCount(algorithm.digestSize))
+            2 + Base64.encodedCount(cbindInput.count) + 3 + nonce.count + 3 + Base64.encodedCount(algorithm.digestSize))
         final += "c=".utf8
-        Base64.encode(gs2Header, into: &final)
+        Base64.encode(cbindInput, into: &final)
         final += ",r=".utf8
         final += serverFirstMessage[nonce]
         // AuthMessage = client-first-message-bare "," server-first-message "," client-final-message-without-proof
@@ -160,6 +176,32 @@ public struct SCRAMClient {
             throw .malformed("server-final lacks v")
         }
         guard CryptoPrimitives.constantTimeEqual(signature, expected) else { throw .serverSignatureMismatch }
+    }
+
+    /// XEP-0474: compares the server's `h=` (0.4+) or `d=` (0.3) hash with the one of the offer the
+    /// client saw; records `downgradeCheck`.
+    private mutating func checkDowngradeProtection(_ attributes: Attributes) throws(SASLError) {
+        let legacy: Bool
+        let range: Range<Int>
+        if let current = attributes.range("h") {
+            (legacy, range) = (false, current)
+        } else if let old = attributes.range("d") {
+            (legacy, range) = (true, old)
+        } else {
+            downgradeCheck = .absent
+            return
+        }
+        guard let downgradeProtection else {
+            downgradeCheck = .absent
+            return
+        }
+        guard let received = Base64.decode(attributes.message[range]),
+            CryptoPrimitives.constantTimeEqual(received, downgradeProtection.expectedHash(algorithm, legacy: legacy))
+        else {
+            throw .downgradeDetected(
+                "the server's XEP-0474 hash (\(legacy ? "d" : "h")=) does not match the mechanisms and channel-binding types received")
+        }
+        downgradeCheck = .verified
     }
 
     /// RFC 5802 `printable`: %x21-2B / %x2D-7E (no comma).

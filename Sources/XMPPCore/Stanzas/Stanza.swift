@@ -18,6 +18,24 @@ public enum Stanza {
         out.append(contentsOf: "'>".utf8)
     }
 
+    /// The opening stream header with a `from` (RFC 6120 §4.7.1: the user's bare JID, on a
+    /// TLS-protected stream — `LoginMachine.streamHeaderFrom`); without `from` when it is nil.
+    public static func streamHeader(to domain: String, from: String?) -> [UInt8] {
+        var bytes: [UInt8] = []
+        appendStreamHeader(to: domain, from: from, into: &bytes)
+        return bytes
+    }
+
+    /// Appends `streamHeader(to:from:)` to `out`.
+    public static func appendStreamHeader(to domain: String, from: String?, into out: inout [UInt8]) {
+        guard let from else { return appendStreamHeader(to: domain, into: &out) }
+        out += streamHeaderStart
+        XMLEscaping.appendAttributeValue(domain, to: &out)
+        out.append(contentsOf: "' from='".utf8)
+        XMLEscaping.appendAttributeValue(from, to: &out)
+        out.append(contentsOf: "'>".utf8)
+    }
+
     private static let streamHeaderStart = Array(
         "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' version='1.0' to='".utf8)
 
