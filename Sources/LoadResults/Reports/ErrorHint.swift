@@ -45,7 +45,7 @@ public enum ErrorHint {
                 "the mechanism forced with --sasl (or the profile's sasl:) is not offered by the server: pass one the example lists as usable, or drop --sasl to use the strongest"
         case "sasl-no-common-mechanism":
             return
-                "the server offers no mechanism xmppload can use (SCRAM-SHA-512/-256/-1, PLAIN; not DIGEST-MD5, CRAM-MD5, X-OAUTH2 or -PLUS): enable SCRAM or PLAIN on the server"
+                "the server offers no mechanism xmppload can use (SCRAM-SHA-512/-256/-1 with or without -PLUS, PLAIN; not DIGEST-MD5, CRAM-MD5 or X-OAUTH2): enable SCRAM or PLAIN on the server"
         case "register-not-acceptable", "register-bad-request":
             return
                 "the server refused the registration form: it likely asks for more than username and password (e-mail, CAPTCHA, a token); create the accounts another way"
