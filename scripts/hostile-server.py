@@ -32,7 +32,8 @@ Cases (the typed error xmppload should end the hostile session with):
                   markup and control characters (errors and their examples stay bounded)
   reset           TCP reset after the header                                (a connection error)
   silence         accepts and never answers                                 (a timeout)
-  no-read         logs in, then stops reading (pings pile up)               (pending: write-stalled)
+  no-read         logs in, then floods pings and never reads again          write-stalled
+                  (the answers fill the socket; the client stops reading while it does not drain)
   normal          a well-behaved login
 """
 import argparse
