@@ -124,6 +124,7 @@ final class SessionChannelHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        user.loop.environment.closedConnections.wrappingIncrement(ordering: .relaxed)
         user.connection(self, sent: .connectionLost(nil))
     }
 
