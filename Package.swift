@@ -62,7 +62,7 @@ let package = Package(
             ]),
         // Ways to run loads, as library types the command line only parses for and prints: run
         // options resolved into a configuration, the capacity search's steps, `ab`'s rounds.
-        .target(name: "LoadRunners", dependencies: ["LoadEngine", "LoadProfile", "LoadResults", "XMPPCore"]),
+        .target(name: "LoadRunners", dependencies: ["LoadEngine", "LoadProfile", "LoadResults", "XMPPCore", "RunControl"]),
         // The command line: run | capacity | check | plan | report | compare | ab | provision | probe | control.
         .executableTarget(
             name: "xmppload",

@@ -32,7 +32,8 @@ Cases (the typed error xmppload should end the hostile session with):
                   markup and control characters (errors and their examples stay bounded)
   reset           TCP reset after the header                                (a connection error)
   silence         accepts and never answers                                 (a timeout)
-  no-read         logs in, then stops reading (pings pile up)               (pending: write-stalled)
+  no-read         logs in, then floods pings and never reads again          write-stalled
+                  (the answers fill the socket; the client stops reading while it does not drain)
   normal          a well-behaved login
 
 Modern login (SASL2 XEP-0388, Bind2 XEP-0386, FAST XEP-0484, channel binding XEP-0440/0474). The

@@ -3,7 +3,8 @@ import NIOHTTP1
 import NIOPosix
 
 /// Sends one request to a run's control port and returns the answer (`xmppload control`): plain
-/// HTTP/1.1 on its own single-threaded event loop group, one connection per request.
+/// HTTP/1.1 on NIO's singleton event loop group, one connection per request, with the run's token
+/// as `Authorization: Bearer TOKEN` when given (the port refuses every request without it: 401).
 public enum ControlClient {
     /// The control port's answer: the HTTP status and the body (JSON).
     public struct Answer: Sendable, Equatable {
@@ -17,12 +18,14 @@ public enum ControlClient {
     }
 
     public static func send(
-        host: String, port: Int, method: String, path: String, json: String? = nil, timeout: TimeAmount = .seconds(10)
+        host: String, port: Int, method: String, path: String, json: String? = nil, token: ControlToken?,
+        timeout: TimeAmount = .seconds(10)
     ) async throws -> Answer {
         let group = MultiThreadedEventLoopGroup.singleton
         let promise = group.next().makePromise(of: Answer.self)
         var headers = HTTPHeaders()
-        headers.add(name: "Host", value: "\(host):\(port)")
+        headers.add(name: "Host", value: host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)")
+        if let token { headers.add(name: "Authorization", value: "Bearer \(token.text)") }
         let body = json.map { Array($0.utf8) } ?? []
         headers.add(name: "Content-Length", value: String(body.count))
         if json != nil { headers.add(name: "Content-Type", value: "application/json") }

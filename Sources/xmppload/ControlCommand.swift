@@ -5,6 +5,7 @@ import RunControl
 
 /// `xmppload control HOST:PORT status | rate R | sessions N | pause | resume | stop`: steers a run
 /// started with `--control-port` and prints the run's answer; a refusal is printed and exits 1.
+/// Every request carries the run's token (`ControlTokenLocator` says where it is found).
 struct ControlCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "control",
@@ -17,6 +18,10 @@ struct ControlCommand: AsyncParsableCommand {
               xmppload control 127.0.0.1:9300 pause                   (no new arrivals until resume)
               xmppload control 127.0.0.1:9300 resume
               xmppload control 127.0.0.1:9300 stop                    (graceful, as Ctrl-C: results written)
+            Every request carries the run's token: the run writes a fresh one to RESULTS/control-token
+            (readable by you only) and removes it when it ends, or uses the one given with
+            --control-token-file. This command reads --token-file FILE, else RESULTS/control-token of
+            --results RESULTS, else the newest run under ./results that serves that port.
             Every change is recorded in intervals.jsonl, summary.json (control_events) and report.html.
             """
     )
@@ -36,19 +41,33 @@ struct ControlCommand: AsyncParsableCommand {
     @Flag(help: "Print the run's JSON answer as it came.")
     var json = false
 
+    @Option(help: "The file holding the run's control token (the run's RESULTS/control-token, or its --control-token-file).")
+    var tokenFile: String?
+
+    @Option(help: "The run's results directory (--out): its control-token is used.")
+    var results: String?
+
     func run() async throws {
         let (host, port) = try Self.endpoint(address)
         let (method, path, body) = try Self.request(action: action, value: value, over: over)
+        let found: ControlTokenLocator.Found
+        do {
+            found = try ControlTokenLocator.locate(port: port, tokenFile: tokenFile, resultsDirectory: results)
+        } catch {
+            FileHandle.standardError.write(Data("xmppload control: \(error)\n".utf8))
+            throw ExitCode(ExitStatus.usage.rawValue)
+        }
         let answer: ControlClient.Answer
         do {
-            answer = try await ControlClient.send(host: host, port: port, method: method, path: path, json: body)
+            answer = try await ControlClient.send(host: host, port: port, method: method, path: path, json: body, token: found.token)
         } catch {
             FileHandle.standardError.write(Data("xmppload control: \(error)\n".utf8))
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         let object = (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8))) as? [String: Any]
         guard (200..<300).contains(answer.status) else {
-            let message = object?["error"] as? String ?? answer.body.trimmingCharacters(in: .whitespacesAndNewlines)
+            var message = object?["error"] as? String ?? answer.body.trimmingCharacters(in: .whitespacesAndNewlines)
+            if answer.status == 401 { message += " (the token sent came from \(found.path))" }
             FileHandle.standardError.write(Data("xmppload control: refused (\(answer.status)): \(message)\n".utf8))
             throw ExitCode(ExitStatus.failure.rawValue)
         }

@@ -61,8 +61,14 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Serve the control port (/status, /load, /pause, /resume, /stop) on this port; see `xmppload control`.")
     var controlPort: Int?
 
-    @Option(help: "The address the control port listens on.")
+    @Option(help: "The address the control port listens on (beyond loopback only with --control-token-file).")
     var controlHost: String = "127.0.0.1"
+
+    @Option(
+        help: ArgumentHelp(
+            "The control port's token, from the first line of this file (default: a fresh one in OUT/control-token, readable by you only).",
+            valueName: "file"))
+    var controlTokenFile: String?
 
     @Option(
         name: .customLong("threshold"),
@@ -117,11 +123,22 @@ struct RunCommand: AsyncParsableCommand {
         let signals = SignalTrap(signals: [SIGINT, SIGTERM]) { run.requestStop() }
         defer { signals.cancel() }
         let judge = RunJudge(evaluator: resolved.evaluator, abortOnFail: abortOnFail)
-        let inputs: [any RunInput] =
-            resolved.configuration.controlPort.map {
-                [ControlPort(host: resolved.configuration.controlHost, port: $0)]
-            } ?? []
+        var inputs: [any RunInput] = []
+        var generatedTokenFile: String?
+        defer { if let generatedTokenFile { unlink(generatedTokenFile) } }
+        if let port = resolved.configuration.controlPort {
+            let (token, file) = try Self.controlToken(resolved, output: output)
+            if resolved.controlToken == nil { generatedTokenFile = file }
+            inputs.append(ControlPort(host: resolved.configuration.controlHost, port: port, token: token))
+        }
         console.started(configuration: resolved.configuration, plan: resolved.plan, profile: definition)
+        if let file = generatedTokenFile ?? controlTokenFile {
+            Console.print(
+                "control token: \(file)"
+                    + (generatedTokenFile != nil
+                        ? " (fresh for this run, readable by you only, removed at its end; `xmppload control` finds it, or pass --token-file)"
+                        : " (--control-token-file)"))
+        }
         let summary: RunSummary
         let verdict: Verdict
         do {
@@ -150,7 +167,24 @@ struct RunCommand: AsyncParsableCommand {
         options.abortOnFail = abortOnFail
         options.controlPort = controlPort
         options.controlHost = controlHost
+        options.controlTokenFile = controlTokenFile
         return options
+    }
+
+    /// The control port's token: the one from `--control-token-file`, or a fresh one written to
+    /// `OUT/control-token` (0600). A token file that cannot be written fails the run (exit 1): a
+    /// control port nobody can use is no control port.
+    static func controlToken(_ resolved: ResolvedRun, output: ResultsDirectory) throws -> (ControlToken, String) {
+        if let given = resolved.controlToken { return (given, "") }
+        let token = ControlToken.generate()
+        let file = output.file(ControlToken.fileName)
+        do {
+            try token.write(to: file)
+        } catch {
+            FileHandle.standardError.write(Data("xmppload: \(error)\n".utf8))
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        return (token, file)
     }
 
     /// The run's exit status (`RunExitStatus`, shared with `ab`'s reading of its children).

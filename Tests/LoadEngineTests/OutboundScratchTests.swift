@@ -57,4 +57,20 @@ import Testing
         #expect(address(small) != first)
         #expect(small.capacity <= OutboundScratch.reuseCapacity)
     }
+
+    /// A unit that will wait in a channel's queue (`held`) gets a buffer of its own size, not a
+    /// copy of the loop's buffer at the loop's capacity, and leaves the loop's buffer to be reused.
+    @Test func aHeldUnitGetsABufferOfItsOwnSize() {
+        let scratch = OutboundScratch()
+        let large = String(repeating: "x", count: OutboundScratch.reuseCapacity - 16)
+        let loopBuffer = address(encode(scratch, large))
+        let answer = "<iq type='result' id='p' to='load.test'/>"
+        var queued: [ByteBuffer] = []
+        for _ in 0..<100 {
+            queued.append(scratch.encode(allocator: allocator, held: true) { $0.append(contentsOf: Array(answer.utf8)) })
+        }
+        #expect(queued.allSatisfy { String(buffer: $0) == answer })
+        #expect(queued.allSatisfy { $0.capacity < 2 * answer.utf8.count }, "\(queued.map(\.capacity).max() ?? 0) bytes for \(answer.utf8.count)")
+        #expect(address(encode(scratch, "<a/>")) == loopBuffer, "the loop's buffer was left free")
+    }
 }

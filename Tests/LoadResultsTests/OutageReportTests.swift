@@ -107,6 +107,35 @@ import Testing
         #expect(decoded.outages == summary.outages && decoded.messageLoss == summary.messageLoss && decoded.rssTail == summary.rssTail)
     }
 
+    /// One generator of several (its verdict leaves loss to `report`): the console, the outage rows
+    /// and report.html print no loss figure of its own (its ledger counts messages other generators
+    /// received as lost), only that `report` judges it; the run of one generator keeps its figures.
+    @Test func aSegmentPrintsNoLossFigureOfItsOwn() throws {
+        let run = Self.heldRun()
+        var held = MergedResults.Timeline(loadEnd: 600)
+        for interval in run.intervals { held.add(interval) }
+        var summary = run.summary
+        summary.messages.lost = 1008
+        summary.analyseOutages(timeline: held, loadEnd: 600, losses: summary.messages.lostWhenSent)
+        #expect(summary.messageLoss?.outside == 998, "the split a segment computes from its own ledger")
+        summary.verdict = RunOutcome(
+            kind: .ranAsPlanned, reason: "ok", work: RunWork(sessionsStarted: 300, messagesSent: 6000, messagesLost: nil))
+        #expect(summary.lossJudgedByReport)
+        let text = TextReport.render(summary)
+        #expect(text.contains("loss judged by `report` over every generator"), "the verdict's own words")
+        #expect(text.contains("messages lost: judged by `report` over every generator"))
+        #expect(text.contains("lost judged by `report` over every generator  duplicated"))
+        #expect(!text.contains("outside") && !text.contains("1008") && !text.contains("messages lost;"), "\(text)")
+        let html = HTMLReport.render(MergedResults(directory: "/tmp/none", manifest: run.manifest, summary: summary, timeline: held))
+        #expect(html.contains("Messages lost: judged by `report` over every generator."))
+        #expect(!html.contains(" outside") && !html.contains(">1008<"))
+
+        // The same summary judged by one generator alone (lost known): the figures are printed.
+        summary.verdict = RunOutcome(kind: .messagesLost, reason: "lost", work: RunWork(sessionsStarted: 300, messagesLost: 1008))
+        #expect(!summary.lossJudgedByReport)
+        #expect(TextReport.render(summary).contains("messages lost: 8 sent inside outage windows, 998 outside"))
+    }
+
     /// The report a run renders from memory (its timeline told the load's end) equals `report DIR`.
     @Test func memoryAndDirectoryAgree() throws {
         let run = Self.heldRun()

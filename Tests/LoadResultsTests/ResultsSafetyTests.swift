@@ -41,6 +41,21 @@ import Testing
         #expect(try directory.readIntervals().isEmpty)
     }
 
+    /// A results folder this process cannot write says whose it is and what to do (a container's
+    /// user and a mounted folder root owns: `:U`, chown, fsGroup), instead of "You don't have permission".
+    @Test func aFolderThatCannotBeWrittenSaysWhatWorks() {
+        let inContainer = ResultsDirectoryError.notWritable(
+            path: "/results/r", blocking: "/results", owner: 0, mode: 0o755, uid: 10001, inContainer: true)
+        #expect(
+            inContainer.description
+                == "cannot write the results to '/results/r': permission denied — '/results' belongs to uid 0 (mode 755) and xmppload runs as uid 10001. In a container, mount a folder this user can write: with podman add `:U` to the volume (`-v DIR:/results:U`, podman hands it to the container's user), or `chown 10001 DIR` on the host first (Kubernetes: `securityContext.fsGroup: 10001`); or write inside the container and copy the results out"
+        )
+        let onHost = ResultsDirectoryError.notWritable(path: "/srv/r", blocking: "/srv", owner: 0, mode: 0o755, uid: 1000, inContainer: false)
+        #expect(onHost.description.hasSuffix("runs as uid 1000; choose another --out, or make that directory writable for uid 1000"))
+        // A writable place (or one that is created under a writable parent) passes.
+        #expect(ResultsDirectoryError.checkWritable(FileManager.default.temporaryDirectory.path + "/a/b/c") == nil)
+    }
+
     /// /dev/full fails every write with ENOSPC, as a full disk does.
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
     func aFullDiskDoesNotEndTheRunAndKeepsABoundedBacklog() throws {

@@ -3,6 +3,7 @@
 import Foundation
 import LoadProfile
 import LoadResults
+import RunControl
 import Testing
 import XMPPCore
 
@@ -117,6 +118,27 @@ import XMPPCore
         #expect(try Self.problems(options) == ["--domain is required (or XMPPLOAD_DOMAIN)"])
     }
 
+    /// The control port's token: none given, the run makes one (nil here); a file the user gave is
+    /// read (and lets the port bind beyond loopback); one readable by others is warned about.
+    @Test func theControlTokenComesFromTheGivenFile() throws {
+        var options = Self.valid()
+        options.controlPort = 9300
+        #expect(try Self.resolve(options).controlToken == nil)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("control-token-\(UUID().uuidString.prefix(8))").path
+        defer { unlink(file) }
+        let token = ControlToken.generate()
+        try token.write(to: file)
+        options.controlTokenFile = file
+        options.controlHost = "0.0.0.0"
+        let resolved = try Self.resolve(options)
+        #expect(resolved.controlToken == token && resolved.warnings.isEmpty)
+        #expect(resolved.configuration.controlHost == "0.0.0.0")
+        chmod(file, 0o644)
+        #expect(try Self.resolve(options).warnings == ["the control token file '\(file)' can be read by its group or others: chmod 600 it"])
+        try "short\n".write(toFile: file, atomically: false, encoding: .utf8)
+        #expect(try Self.problems(options).first?.contains("must hold one token of 16 to 1024 printable characters") == true)
+    }
+
     /// One bad option each, and the line the command line prints for it.
     struct Row: Sendable, CustomTestStringConvertible {
         var name: String
@@ -131,6 +153,25 @@ import XMPPCore
             problem: "--accounts must be FIRST-LAST with 0 <= FIRST <= LAST <= 999999999, got '5-1'"),
         Row(name: "metrics port", change: { $0.metricsPort = 0 }, problem: "--metrics-port must be 1 to 65535, got 0"),
         Row(name: "control port", change: { $0.controlPort = 70000 }, problem: "--control-port must be 1 to 65535, got 70000"),
+        Row(
+            name: "control port on every interface without a token",
+            change: {
+                $0.controlPort = $0.controlPort ?? 9300
+                $0.controlHost = "0.0.0.0"
+            },
+            problem:
+                "--control-host 0.0.0.0 can be reached from other hosts: give --control-token-file FILE (a token only you can read, e.g. `openssl rand -hex 32 > FILE; chmod 600 FILE`) or keep the control port on 127.0.0.1"
+        ),
+        Row(
+            name: "control token file without a control port", change: { $0.controlTokenFile = "/nonexistent" },
+            problem: "--control-token-file goes with --control-port"),
+        Row(
+            name: "unreadable control token file",
+            change: {
+                $0.controlPort = $0.controlPort ?? 9300
+                $0.controlTokenFile = "/nonexistent/token"
+            },
+            problem: "--control-token-file: cannot read the control token file '/nonexistent/token'"),
         Row(name: "loops", change: { $0.loops = 0 }, problem: "--loops must be 1 to 256, got 0"),
         Row(name: "segment", change: { $0.segment = "3/2" }, problem: "--segment must be i/N with 0 <= i < N, got '3/2'"),
         Row(name: "tls", change: { $0.tls = "ssl" }, problem: "--tls must be starttls, direct or none, got 'ssl'"),
@@ -186,7 +227,9 @@ import XMPPCore
     @Test func everyProblemAtOnce() throws {
         var options = Self.valid()
         // Rows that set the same option as a later row would be overwritten by it.
-        let overwritten: Set = ["password twice", "resolve-every"]
+        let overwritten: Set = [
+            "password twice", "resolve-every", "control port on every interface without a token", "control token file without a control port",
+        ]
         for row in Self.rows where !overwritten.contains(row.name) { row.change(&options) }
         let problems = try Self.problems(options)
         for row in Self.rows where !overwritten.contains(row.name) {

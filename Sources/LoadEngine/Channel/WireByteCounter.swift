@@ -30,18 +30,36 @@ final class WireByteCounter: ChannelDuplexHandler, RemovableChannelHandler {
     /// Counted as the socket takes the bytes, not as they are queued: a server that stops reading does
     /// not inflate `bytes_sent`. While the channel is writable (less than NIO's 64 KiB high-water mark
     /// queued) a write is counted at once — at most that much may still be in flight; once it is not,
-    /// each write is counted when its promise succeeds (a promise per write only then: it costs).
+    /// the writes until the next flush are counted together when they have left: the flush appends an
+    /// empty write whose promise succeeds after all of them (writes complete in order). One promise
+    /// per flush, not per write: a queue of thousands of small answers must not carry a promise and a
+    /// callback each.
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let count = unwrapOutboundIn(data).readableBytes
-        guard !context.channel.isWritable else {
+        if context.channel.isWritable {
             sink.sent(count)
-            return context.write(data, promise: promise)
+        } else {
+            uncounted += count
         }
-        let written = promise ?? context.eventLoop.makePromise(of: Void.self)
-        let sink = NIOLoopBound(self.sink, eventLoop: context.eventLoop)
-        written.futureResult.whenSuccess { sink.value.sent(count) }
-        context.write(data, promise: written)
+        context.write(data, promise: promise)
     }
+
+    func flush(context: ChannelHandlerContext) {
+        if uncounted > 0 {
+            let count = uncounted
+            uncounted = 0
+            let written = context.eventLoop.makePromise(of: Void.self)
+            let sink = NIOLoopBound(self.sink, eventLoop: context.eventLoop)
+            written.futureResult.whenSuccess { sink.value.sent(count) }
+            context.write(wrapOutboundOut(Self.marker), promise: written)
+        }
+        context.flush()
+    }
+
+    /// Bytes written while the channel was not writable and not yet flushed.
+    private var uncounted = 0
+    /// The empty write a flush appends to learn when the writes before it have left.
+    private static let marker = ByteBuffer()
 }
 
 /// Where `WireByteCounter` reports byte counts. Called on the channel's event loop only.

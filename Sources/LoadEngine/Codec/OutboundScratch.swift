@@ -12,6 +12,11 @@ import NIOCore
 /// overwritten. A buffer much larger than the unit is not reused, so a queued write never pins more
 /// than about twice its bytes (or `reuseCapacity`).
 ///
+/// A unit the caller knows will be queued (`held`: written during a read, flushed only at its end,
+/// or on a channel that does not drain) gets a buffer of its own size instead: the copy-on-write
+/// copy of the loop's buffer would have the loop's capacity (512 B to 4 KiB) for an answer of ~60
+/// bytes, and a server that floods pings and never reads made thousands of those wait in NIO's queue.
+///
 /// Loop-bound: used only on its loop and only inside one `encode` call (filling it writes nothing, so
 /// no other handler runs in between).
 final class OutboundScratch {
@@ -28,10 +33,16 @@ final class OutboundScratch {
     }
 
     /// `fill` appends the serialized unit to the emptied scratch; returns it in a buffer (the loop's
-    /// reused one when it is free, else a new one from `allocator`).
-    func encode(allocator: ByteBufferAllocator, _ fill: (inout [UInt8]) -> Void) -> ByteBuffer {
+    /// reused one when it is free, else a new one from `allocator`; with `held`, always a new one of
+    /// the unit's size, and the loop's buffer is left as it is).
+    func encode(allocator: ByteBufferAllocator, held: Bool = false, _ fill: (inout [UInt8]) -> Void) -> ByteBuffer {
         bytes.removeAll(keepingCapacity: true)
         fill(&bytes)
+        if held {
+            var out = allocator.buffer(capacity: bytes.count)
+            out.writeBytes(bytes)
+            return out
+        }
         // `take()` leaves `out` the only reference of ours, so the storage is unique unless a channel
         // still holds the last unit.
         if var out = buffer.take(), out.capacity <= max(Self.reuseCapacity, 2 * bytes.count) {

@@ -53,6 +53,8 @@ final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
     /// elements need of it, and 8 bytes per connection where the whole header would be ~100.
     private var namespaces: [XMLNamespaceDeclaration]?
     private var failed = false
+    /// This codec wrote since the last flush (its last buffer is still queued).
+    private var unflushed = false
     /// The session handler above, called directly with each event instead of through the pipeline:
     /// a `channelRead` boxes the event in an `NIOAny` (an element is larger than its inline storage),
     /// one allocation per stanza. Held while both are in the pipeline; each side lets go when removed.
@@ -147,22 +149,34 @@ final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: - Outbound
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        context.write(wrapOutboundOut(encode(unwrapOutboundIn(data), allocator: context.channel.allocator)), promise: promise)
+        let held = !context.channel.isWritable
+        context.write(wrapOutboundOut(encode(unwrapOutboundIn(data), allocator: context.channel.allocator, held: held)), promise: promise)
     }
 
     /// `output` written below this codec, straight from the session handler above (no `NIOAny` box).
+    /// A write that follows an unflushed one (the answers to one read), or on a channel that does not
+    /// drain, waits in NIO's queue: its buffer is sized to the unit (`OutboundScratch`, `held`); the
+    /// first of a read's answers may still reuse the loop's buffer.
     func write(_ output: XMPPStreamOutput, flush: Bool) {
         guard let context else { return }
-        let buffer = wrapOutboundOut(encode(output, allocator: context.channel.allocator))
+        let held = unflushed || !context.channel.isWritable
+        let buffer = wrapOutboundOut(encode(output, allocator: context.channel.allocator, held: held))
         if flush {
+            unflushed = false
             context.writeAndFlush(buffer, promise: nil)
         } else {
+            unflushed = true
             context.write(buffer, promise: nil)
         }
     }
 
-    private func encode(_ output: XMPPStreamOutput, allocator: ByteBufferAllocator) -> ByteBuffer {
-        scratch.encode(allocator: allocator) { bytes in
+    func flush(context: ChannelHandlerContext) {
+        unflushed = false
+        context.flush()
+    }
+
+    private func encode(_ output: XMPPStreamOutput, allocator: ByteBufferAllocator, held: Bool) -> ByteBuffer {
+        scratch.encode(allocator: allocator, held: held) { bytes in
             switch output {
             case .header(let domain): Stanza.appendStreamHeader(to: domain, into: &bytes)
             case .element(let element): element.serialize(into: &bytes, parentNamespace: XMPPNamespace.client)

@@ -14,12 +14,17 @@ public final class SmallHTTPServer: Sendable {
         /// The request's header fields, in order (names as sent).
         public var headers: [(name: String, value: String)]
         public var body: [UInt8]
+        /// Who sent it, `address:port` (nil when unknown).
+        public var remoteAddress: String?
 
-        public init(method: String, uri: String, headers: [(name: String, value: String)] = [], body: [UInt8]) {
+        public init(
+            method: String, uri: String, headers: [(name: String, value: String)] = [], body: [UInt8], remoteAddress: String? = nil
+        ) {
             self.method = method
             self.uri = uri
             self.headers = headers
             self.body = body
+            self.remoteAddress = remoteAddress
         }
 
         /// The first value of the header field `name` (case-insensitive), or nil.
@@ -28,16 +33,19 @@ public final class SmallHTTPServer: Sendable {
         }
     }
 
-    /// One answer: status, content type and body.
+    /// One answer: status, content type, body and any further header fields.
     public struct Reply: Sendable {
         public var status: HTTPResponseStatus
         public var contentType: String
         public var body: [UInt8]
+        /// Header fields besides Content-Type and Content-Length (e.g. `WWW-Authenticate`).
+        public var headers: [(name: String, value: String)]
 
-        public init(status: HTTPResponseStatus, contentType: String, body: [UInt8]) {
+        public init(status: HTTPResponseStatus, contentType: String, body: [UInt8], headers: [(name: String, value: String)] = []) {
             self.status = status
             self.contentType = contentType
             self.body = body
+            self.headers = headers
         }
 
         public init(status: HTTPResponseStatus = .ok, text: String) {
@@ -89,8 +97,12 @@ private final class RequestHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
+            let remote = context.channel.remoteAddress.map { address in
+                address.ipAddress.map { ip in address.port.map { ip.contains(":") ? "[\(ip)]:\($0)" : "\(ip):\($0)" } ?? ip } ?? "\(address)"
+            }
             request = SmallHTTPServer.Request(
-                method: head.method.rawValue, uri: head.uri, headers: head.headers.map { (name: $0.name, value: $0.value) }, body: [])
+                method: head.method.rawValue, uri: head.uri, headers: head.headers.map { (name: $0.name, value: $0.value) }, body: [],
+                remoteAddress: remote)
             tooLarge = false
         case .body(var buffer):
             if request.body.count + buffer.readableBytes > SmallHTTPServer.maxBody {
@@ -106,6 +118,7 @@ private final class RequestHandler: ChannelInboundHandler {
             var headers = HTTPHeaders()
             headers.add(name: "Content-Type", value: reply.contentType)
             headers.add(name: "Content-Length", value: String(reply.body.count))
+            for field in reply.headers { headers.add(name: field.name, value: field.value) }
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: reply.status, headers: headers))), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: reply.body)))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)

@@ -146,10 +146,19 @@ public final class LoadRun: Sendable {
             loadEnd: plan.stopAfter, messageGrace: configuration.messageGrace,
             gracefulStop: plan.gracefulStop)
         var nextSnapshot = runStart + TimeAmount(configuration.interval)
+        var heapRelease = HeapRelease()
         while !sequence.isDone {
             try await Task.sleep(for: Self.pollPeriod)
             recordChanges(steering, into: intervalLog, sinks: sinks)
             let now = NIODeadline.now()
+            // After a wave of closed connections (a server restart), the freed pages go back to the
+            // kernel before the reconnecting sessions fill them (HeapRelease: RSS steps otherwise).
+            if heapRelease.observe(
+                closed: environment.closedConnections.load(ordering: .relaxed), live: liveSessions.current,
+                now: .nanoseconds((now - runStart).nanoseconds))
+            {
+                HeapRelease.releaseFreePages()
+            }
             let inFlight =
                 sequence.needsMessagesInFlight
                 ? try await loops.messagesInFlight(settled: collector.ledger.outstanding) : 0

@@ -1,3 +1,4 @@
+import Atomics
 import LoadProfile
 import LoadResults
 import NIOCore
@@ -54,6 +55,8 @@ final class RunEnvironment: Sendable {
     let seed: UInt64
     /// this generator's clock for the stamps of a `--segment` run.
     let clock: RunClock
+    /// Session connections closed so far, on every loop (what `HeapRelease` watches for waves).
+    let closedConnections = ManagedAtomic<Int>(0)
 
     /// - Parameters:
     ///   - server: the first endpoint's address.

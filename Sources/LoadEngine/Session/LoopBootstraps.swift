@@ -4,9 +4,12 @@ import SessionCore
 
 /// The `ClientBootstrap`s one event loop's connector reuses for every transport: one per `--source`
 /// address (a single one without), each made on first use with the run's connect timeout, a receive
-/// buffer that starts small (memory per idle session) and grows for bursts, and one channel
-/// initializer that installs the pipeline of the connection being opened (`SessionPipeline`).
-/// TCP_NODELAY is ClientBootstrap's default.
+/// buffer that starts small (memory per idle session) and grows for bursts up to 16 KiB, one read per
+/// channel per loop turn (a flooding server costs its loop at most 16 KiB of parsing per turn and
+/// session, so timers and the other sessions stay on time), a 64 KiB kernel send buffer (a server
+/// that stops reading is felt after 128 KiB of answers, not 4 MB of autotuned buffer; see
+/// docs/HARDENING.md), and one channel initializer that installs the pipeline of the connection
+/// being opened (`SessionPipeline`). TCP_NODELAY is ClientBootstrap's default.
 ///
 /// Why reusable bootstraps: a bootstrap, its option list and its initializer closure per session cost
 /// more than the XMPP work of a login. The initializer takes its pipeline from `pending`, set just
@@ -36,6 +39,9 @@ final class LoopBootstraps {
         }
     }()
 
+    /// SO_SNDBUF of every session socket (Linux doubles it: 128 KiB of kernel memory at most).
+    static let sendBufferBytes: SocketOptionValue = 64 * 1024
+
     init(context: LoopContext) {
         self.context = context
     }
@@ -57,7 +63,9 @@ final class LoopBootstraps {
         if let made = bootstraps[source] { return made }
         let made = ClientBootstrap(group: context.eventLoop)
             .connectTimeout(TimeAmount(environment.configuration.connectTimeout))
-            .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
+            .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 16384))
+            .channelOption(.maxMessagesPerRead, value: 1)
+            .channelOption(.socketOption(.so_sndbuf), value: Self.sendBufferBytes)
             .channelInitializer(initializer)
         let bound = sources == 0 ? made : made.bind(to: environment.sourceAddresses[source])
         bootstraps[source] = bound

@@ -12,9 +12,17 @@ import XMPPCore
 /// It only translates: channel events and decoded stream events go to its `VirtualUser` as session
 /// events; the user's writes go down through the codec. Writes made while a read is being handled
 /// are flushed once, at `channelReadComplete`, so the answers to one read leave in one write(2).
+///
+/// Backpressure: while the channel is not writable (more than NIO's high-water mark, 64 KiB, queued
+/// because the server does not read), the channel's next read is held back (`read(context:)`) until
+/// it drains: a server that floods requests and never reads the answers (pings, iqs) is throttled by
+/// TCP instead of making the generator parse and queue answers without end. The session still ends
+/// with `write-stalled` after `--write-stall` (the user's timer) or when more than
+/// `maxBufferedWriteBytes` are queued.
 /// Loop-bound. When the channel closes, NIO drops the handler, and the user keeps going without it.
-final class SessionChannelHandler: ChannelInboundHandler {
+final class SessionChannelHandler: ChannelDuplexHandler {
     typealias InboundIn = XMPPStreamEvent
+    typealias OutboundIn = XMPPStreamOutput
     typealias OutboundOut = XMPPStreamOutput
 
     private let user: VirtualUser
@@ -26,6 +34,8 @@ final class SessionChannelHandler: ChannelInboundHandler {
     private var context: ChannelHandlerContext?
     private var isReading = false
     private var needsFlush = false
+    /// A read was asked while the channel was not writable; it is passed on once it is.
+    private var readHeldBack = false
 
     init(user: VirtualUser, codec: any StreamRestarting, byteCounter: WireByteCounter) {
         self.user = user
@@ -95,11 +105,26 @@ final class SessionChannelHandler: ChannelInboundHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        user.connection(self, writable: context.channel.isWritable)
+        let writable = context.channel.isWritable
+        if writable && readHeldBack {
+            readHeldBack = false
+            context.read()
+        }
+        user.connection(self, writable: writable)
         context.fireChannelWritabilityChanged()
     }
 
+    /// Reads only while the channel drains (see Backpressure above).
+    func read(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            context.read()
+        } else {
+            readHeldBack = true
+        }
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
+        user.loop.environment.closedConnections.wrappingIncrement(ordering: .relaxed)
         user.connection(self, sent: .connectionLost(nil))
     }
 

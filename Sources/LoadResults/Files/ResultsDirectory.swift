@@ -64,7 +64,12 @@ public struct ResultsDirectory: Sendable {
     /// - Parameter overwrite: when the directory already holds a run, remove its files first;
     ///   without it such a directory is refused (`ResultsDirectoryError.holdsRun`), so two runs never
     ///   mix in one `intervals.jsonl`.
+    /// - Throws: `ResultsDirectoryError.notWritable` when this process cannot create or write the
+    ///   directory, `.holdsRun`, or what creating it threw.
     public func create(overwrite: Bool = false) throws {
+        // Said before anything is written, with what to do about it (the usual case: a container's
+        // user and a mounted folder that root owns), instead of Foundation's "You don't have permission".
+        if let problem = ResultsDirectoryError.checkWritable(path) { throw problem }
         if holdsRun {
             guard overwrite else { throw ResultsDirectoryError.holdsRun(path) }
             for name in Self.runFiles where FileManager.default.fileExists(atPath: file(name)) {

@@ -20,11 +20,13 @@ extension HTMLReport {
                     "<tr><td>\(index + 1)</td><td>\(Outage.seconds(outage.start))–\(Outage.seconds(outage.end))</td>"
                     + "<td>\(outage.onlineBefore) → \(outage.onlineLowest)</td><td>\(outage.dropped)</td><td>\(outage.connectionErrors)</td>"
                     + "<td>\(outage.reconnects) (\(outage.reconnected))</td><td>\(esc(latency))</td><td>\(esc(recovery))</td>"
-                    + "<td>\(outage.messagesLost.map { "\($0)" } ?? "–")</td></tr>"
+                    + "<td>\((summary.lossJudgedByReport ? nil : outage.messagesLost).map { "\($0)" } ?? "–")</td></tr>"
             }
             html += "</table>"
         }
-        if let loss = summary.messageLoss {
+        if summary.lossJudgedByReport {
+            if summary.messageLoss != nil { html += "<p class=\"meta\">Messages lost: \(esc(RunSummary.lossJudgedByReportText)).</p>" }
+        } else if let loss = summary.messageLoss {
             html +=
                 "<p class=\"\(loss.outside > 0 ? "warn" : "meta")\">Messages lost: \(loss.inOutages) sent inside outage windows, \(loss.outside) outside"
                 + (loss.afterLoad > 0 ? ", \(loss.afterLoad) sent after the load stopped" : "") + ".</p>"

@@ -146,7 +146,8 @@ public enum HTMLReport {
             ("sessions started", "\(s.started)"), ("logged in", "\(s.loggedIn)"), ("failed", "\(s.failed)"),
             ("peak concurrent", "\(s.peakConcurrent)"), ("reconnects", "\(s.reconnects ?? 0)"), ("messages sent", "\(m.sent)"),
             ("received", "\(m.received)"),
-            ("lost", "\(m.lost)"), ("duplicated", "\(m.duplicated)"), ("bytes sent", TextReport.formatBytes(summary.bytes.sent)),
+            ("lost", summary.lossJudgedByReport ? RunSummary.lossJudgedByReportText : "\(m.lost)"), ("duplicated", "\(m.duplicated)"),
+            ("bytes sent", TextReport.formatBytes(summary.bytes.sent)),
             ("bytes received", TextReport.formatBytes(summary.bytes.received)), ("dropped arrivals", "\(g.droppedArrivals)"),
         ] + resumption {
             html += "<div class=\"card\"><b>\(esc(value))</b><span>\(esc(label))</span></div>"

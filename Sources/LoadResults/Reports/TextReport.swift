@@ -23,7 +23,8 @@ public enum TextReport {
                     : ""))
         let m = summary.messages
         line(
-            "messages   sent \(m.sent)  received \(m.received)  lost \(m.lost)  duplicated \(m.duplicated)  reordered \(m.reordered)"
+            "messages   sent \(m.sent)  received \(m.received)  lost \(summary.lossJudgedByReport ? RunSummary.lossJudgedByReportText : "\(m.lost)")"
+                + "  duplicated \(m.duplicated)  reordered \(m.reordered)"
                 + (m.groupchatSent > 0 ? "  groupchat sent \(m.groupchatSent) received \(m.groupchatReceived)" : ""))
         line("bytes      sent \(formatBytes(summary.bytes.sent))  received \(formatBytes(summary.bytes.received)) (on the wire)")
         if let t = summary.transports {

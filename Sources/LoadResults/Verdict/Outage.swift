@@ -61,7 +61,11 @@ public struct Outage: Sendable, Equatable, Codable {
     }
 
     /// `12.5–32.5 s: online 2990 → 0 (dropped 2990), …`.
-    public var line: String {
+    public var line: String { line(withLoss: true) }
+
+    /// `line`, without the messages lost in the window when `withLoss` is false (one generator of
+    /// several cannot tell them).
+    public func line(withLoss: Bool) -> String {
         func latency(_ percentiles: RunSummary.Percentiles?) -> String {
             guard let percentiles else { return "–" }
             return "p50 \(TextReport.formatMs(percentiles.p50)) / p99 \(TextReport.formatMs(percentiles.p99)) ms (\(percentiles.count))"
@@ -70,7 +74,7 @@ public struct Outage: Sendable, Equatable, Codable {
         return "\(Self.seconds(start))–\(Self.seconds(end)) s: online \(onlineBefore) → \(onlineLowest) (dropped \(dropped)), "
             + "\(connectionErrors) connection errors; storm \(reconnects) reconnects, \(reconnected) logged in again, "
             + "reconnect login \(latency(reconnectLogin)); \(recovery)"
-            + (messagesLost.map { "; \($0) messages lost" } ?? "")
+            + ((withLoss ? messagesLost : nil).map { "; \($0) messages lost" } ?? "")
     }
 
     static func seconds(_ value: Double) -> String { String(format: "%.1f", value) }

@@ -11,14 +11,28 @@ extension RunSummary {
         rssTail = RSSTail(points: timeline.points, loadEnd: loadEnd, outages: found)
     }
 
+    /// True when this summary is one generator's of several (a segment, or a shared `--run-id`): its
+    /// verdict leaves loss to `report` over every generator (`RunWork.messagesLost` nil), because a
+    /// message sent here may have been received by another generator's session. Its own loss
+    /// figures (the ledger's `lost`, the split by outage) count those as lost, so none is printed.
+    public var lossJudgedByReport: Bool {
+        guard let work = verdict?.work else { return false }
+        return work.messagesLost == nil
+    }
+
+    /// What the reports say instead of a loss figure when `lossJudgedByReport`.
+    public static let lossJudgedByReportText = "judged by `report` over every generator"
+
     /// The outage section of the text report ("" when the summary has no outage analysis).
     public var outageText: String {
         var lines: [String] = []
         if let outages {
             lines.append(outages.isEmpty ? "outages: none found" : "outages: \(outages.count)")
-            lines += outages.enumerated().map { "  \($0.offset + 1). " + $0.element.line }
+            lines += outages.enumerated().map { "  \($0.offset + 1). " + $0.element.line(withLoss: !lossJudgedByReport) }
         }
-        if let messageLoss {
+        if lossJudgedByReport {
+            if messageLoss != nil { lines.append("messages lost: \(Self.lossJudgedByReportText)") }
+        } else if let messageLoss {
             lines.append(
                 "messages lost: \(messageLoss.inOutages) sent inside outage windows, \(messageLoss.outside) outside"
                     + (messageLoss.outsideBuckets.isEmpty

@@ -4,6 +4,7 @@ import Foundation
 import LoadEngine
 import LoadProfile
 import LoadResults
+import RunControl
 
 /// The options of a load run as given (nil or the default: not given). Texts are unchecked; the
 /// resolver reports every problem with them at once. Defaults match the command line's.
@@ -57,6 +58,8 @@ public struct RunOptions: Sendable, Equatable {
     public var abortOnFail = false
     public var controlPort: Int?
     public var controlHost = "127.0.0.1"
+    /// `--control-token-file`: the control port's token from this file instead of a fresh one.
+    public var controlTokenFile: String?
 
     public init() {}
 
@@ -121,4 +124,6 @@ public struct ResolvedRun: Sendable {
     public var runID: String?
     /// Printed at start (e.g. generators of a segmented run that cannot share a run id).
     public var warnings: [String]
+    /// The control port's token read from `--control-token-file` (nil: the run makes a fresh one).
+    public var controlToken: ControlToken? = nil
 }

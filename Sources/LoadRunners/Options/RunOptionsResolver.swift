@@ -4,6 +4,7 @@ import Foundation
 import LoadEngine
 import LoadProfile
 import LoadResults
+import RunControl
 import XMPPCore
 
 /// Options → configuration, plan and verdict rules for one profile (`definition`), with every usage
@@ -77,6 +78,8 @@ public struct RunOptionsResolver: Sendable {
         }
         if let port = options.metricsPort, !(1...65535).contains(port) { problems.append("--metrics-port must be 1 to 65535, got \(port)") }
         if let port = options.controlPort, !(1...65535).contains(port) { problems.append("--control-port must be 1 to 65535, got \(port)") }
+        var warnings: [String] = []
+        let controlToken = Self.controlToken(options, problems: &problems, warnings: &warnings)
         if let loops = options.loops, !(1...Self.maxLoops).contains(loops) {
             problems.append("--loops must be 1 to \(Self.maxLoops), got \(loops)")
         }
@@ -180,7 +183,36 @@ public struct RunOptionsResolver: Sendable {
         if identity.source == .given && segment.count == 1 { configuration.generatorKey = UInt32.random(in: 1...UInt32.max) }
         return ResolvedRun(
             configuration: configuration, plan: plan, evaluator: evaluator, definition: definition, runID: identity.id,
-            warnings: identity.warning.map { [$0] } ?? [])
+            warnings: (identity.warning.map { [$0] } ?? []) + warnings, controlToken: controlToken)
+    }
+
+    /// The control port's token from `--control-token-file`, and the control flags' problems: a port
+    /// bound beyond loopback (`--control-host` not in 127.0.0.0/8, ::1 or localhost) needs a token
+    /// file the user chose, so that nobody else can learn a token from the results directory; a
+    /// token file readable by others is warned about; a token file needs a control port.
+    static func controlToken(_ options: RunOptions, problems: inout [String], warnings: inout [String]) -> ControlToken? {
+        guard options.controlPort != nil else {
+            if options.controlTokenFile != nil { problems.append("--control-token-file goes with --control-port") }
+            return nil
+        }
+        guard let file = options.controlTokenFile else {
+            if !ControlToken.isLoopback(host: options.controlHost) {
+                problems.append(
+                    "--control-host \(options.controlHost) can be reached from other hosts: give --control-token-file FILE (a token only you can read, e.g. `openssl rand -hex 32 > FILE; chmod 600 FILE`) or keep the control port on 127.0.0.1"
+                )
+            }
+            return nil
+        }
+        do {
+            let token = try ControlToken.read(from: file)
+            if ControlToken.isReadableByOthers(file) {
+                warnings.append("the control token file '\(file)' can be read by its group or others: chmod 600 it")
+            }
+            return token
+        } catch {
+            problems.append("--control-token-file: \(error)")
+            return nil
+        }
     }
 
     /// `definition` with the `--var` overrides; a malformed one stops the others from applying, but
