@@ -51,6 +51,17 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ]),
+        // The one-connection server probe (`xmppload probe`, docs/PROBE.md): what a server offers, on
+        // the engine's codec, TLS set-up and login machine (their `package` API).
+        .target(
+            name: "ServerProbe",
+            dependencies: [
+                "LoadEngine", "XMPPCore", "LoadResults", "SessionCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+            ]),
         // The control port: an input that steers a running run (`--control-port`), and its client.
         .target(
             name: "RunControl",
@@ -67,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "xmppload",
             dependencies: [
-                "LoadEngine", "LoadProfile", "LoadResults", "XMPPCore", "LoadRunners", "RunControl",
+                "LoadEngine", "LoadProfile", "LoadResults", "XMPPCore", "LoadRunners", "RunControl", "ServerProbe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -98,7 +109,7 @@ let package = Package(
         .testTarget(
             name: "LoadEngineTests",
             dependencies: [
-                "LoadEngine", "XMPPCore", "SessionCore", "LoadProfile", "LoadResults",
+                "LoadEngine", "XMPPCore", "SessionCore", "LoadProfile", "LoadResults", "ServerProbe",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -118,7 +129,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "LoadEngine", "LoadResults", "LoadProfile", "XMPPCore", "SessionCore", "LoadRunners", "RunControl",
+                "LoadEngine", "LoadResults", "LoadProfile", "XMPPCore", "SessionCore", "LoadRunners", "RunControl", "ServerProbe",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LoadEngine
 import LoadRunners
+import ServerProbe
 import XMPPCore
 
 /// `xmppload probe`: connects once to a server (and logs in when an account is given), prints what

@@ -1,5 +1,6 @@
 import Foundation
 import LoadEngine
+import ServerProbe
 import Testing
 import XMPPCore
 

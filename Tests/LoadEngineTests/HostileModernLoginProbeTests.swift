@@ -3,6 +3,7 @@ import Testing
 import XMPPCore
 
 @testable import LoadEngine
+@testable import ServerProbe
 
 #if canImport(Glibc)
 import Glibc

@@ -6,6 +6,7 @@ import Testing
 import XMPPCore
 
 @testable import LoadEngine
+@testable import ServerProbe
 
 /// The probe's modern login over its real pipeline on an `NIOAsyncTestingChannel`, against
 /// conversations recorded from ejabberd 24.12: SASL2 PLAIN with Bind2 asking for a FAST token, and

@@ -5,6 +5,7 @@ import Testing
 import XMPPCore
 
 @testable import LoadEngine
+@testable import ServerProbe
 
 /// The whole probe (login machine, queries, bounded waits) over its real pipeline on an
 /// `NIOAsyncTestingChannel`, against a conversation recorded from jabberd2: what the probe writes is

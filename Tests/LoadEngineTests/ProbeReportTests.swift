@@ -6,6 +6,7 @@ import Testing
 import XMPPCore
 
 @testable import LoadEngine
+@testable import ServerProbe
 
 /// `xmppload probe`'s report: the profile settings its facts imply, its text, its JSON keys, and the
 /// pure helpers of the probe (registration form fields, certificate name matching); plain values.

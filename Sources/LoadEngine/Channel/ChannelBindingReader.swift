@@ -13,8 +13,8 @@ import XMPPCore
 /// Call on the channel's loop, from the handler of `TLSUserEvent.handshakeCompleted` (synchronously:
 /// the exporter secret is the one this thread's handshake step just logged). Cost: one SHA over the
 /// certificate and, with an exporter, a few HMACs; only when the run asked for channel binding.
-enum ChannelBindingReader {
-    static func read(_ pipeline: ChannelPipeline.SynchronousOperations, secrets: TLSExporterSecrets?) -> ChannelBindingData {
+package enum ChannelBindingReader {
+    package static func read(_ pipeline: ChannelPipeline.SynchronousOperations, secrets: TLSExporterSecrets?) -> ChannelBindingData {
         var data = ChannelBindingData()
         if let tls = try? pipeline.handler(type: NIOSSLClientHandler.self), let der = try? tls.peerCertificate?.toDERBytes() {
             data.tlsServerEndPoint = ChannelBindingDerivation.tlsServerEndPoint(certificateDER: der)

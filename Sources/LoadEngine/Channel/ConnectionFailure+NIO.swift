@@ -11,7 +11,7 @@ import Glibc
 /// (measurement rule 8). A certificate that failed verification becomes `.tlsCertificate(problem)`
 /// (`TLSSetup.CertificateDiagnosis` names the problem; a name mismatch is NIOSSL's own error).
 extension ConnectionFailure {
-    init(_ error: any Error) {
+    package init(_ error: any Error) {
         switch error {
         case let error as NIOConnectionError:
             if let first = error.connectionErrors.first {
@@ -42,7 +42,7 @@ extension ConnectionFailure {
         }
     }
 
-    init(errno code: Int32) {
+    package init(errno code: Int32) {
         switch code {
         case ECONNREFUSED: self = .refused
         case ETIMEDOUT: self = .timeout

@@ -22,16 +22,18 @@ import Darwin
 ///
 /// Only `EXPORTER_SECRET` lines are kept (the traffic secrets the log also carries are dropped at
 /// once), one per thread, taken out when read. Thread-safe; bounded by the number of threads.
-final class TLSExporterSecrets: Sendable {
+package final class TLSExporterSecrets: Sendable {
     private let latest = Mutex<[UInt: [UInt8]]>([:])
 
+    package init() {}
+
     /// The callback for `TLSConfiguration.keyLogCallback`.
-    var keyLogCallback: NIOSSLKeyLogCallback {
+    package var keyLogCallback: NIOSSLKeyLogCallback {
         { [self] line in record(line: line) }
     }
 
     /// Keeps the secret of one `EXPORTER_SECRET` key-log line for the calling thread; ignores every other line.
-    func record(line: ByteBuffer) {
+    package func record(line: ByteBuffer) {
         let label = Self.label
         guard line.readableBytes > label.count, line.readableBytesView.starts(with: label) else { return }
         let fields = line.readableBytesView.dropFirst(label.count).split(whereSeparator: { $0 == 0x20 || $0 == 0x0A })
@@ -42,7 +44,7 @@ final class TLSExporterSecrets: Sendable {
 
     /// The exporter master secret the calling thread's last handshake logged, taken out (a second
     /// call returns nil); nil when none was logged (TLS 1.2, or no key log).
-    func takeForCurrentThread() -> [UInt8]? {
+    package func takeForCurrentThread() -> [UInt8]? {
         let thread = Self.currentThread
         return latest.withLock { $0.removeValue(forKey: thread) }
     }
@@ -52,7 +54,7 @@ final class TLSExporterSecrets: Sendable {
     private static let label = Array("EXPORTER_SECRET ".utf8)
 
     /// Lower- or upper-case hex to bytes; nil for anything else.
-    static func hex(_ text: some Collection<UInt8>) -> [UInt8]? {
+    package static func hex(_ text: some Collection<UInt8>) -> [UInt8]? {
         guard text.count % 2 == 0, !text.isEmpty else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(text.count / 2)

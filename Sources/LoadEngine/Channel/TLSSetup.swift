@@ -30,16 +30,16 @@ import Darwin
 /// `channelBindingData(in:)`, called from the `handshakeCompleted` event's handler, reads
 /// `tls-server-end-point` and (TLS 1.3) `tls-exporter` for `LoginMachine.tlsEstablished(channelBinding:)`.
 /// Off, nothing changes (no key log).
-struct TLSSetup: Sendable {
-    let context: NIOSSLContext
+package struct TLSSetup: Sendable {
+    package let context: NIOSSLContext
     /// The name sent as SNI and checked in the certificate: the XMPP domain; nil for an IP literal.
-    let serverHostname: String?
+    package let serverHostname: String?
     /// Whether certificates are verified (not `--insecure`): only then is there something to diagnose.
-    let verifies: Bool
+    package let verifies: Bool
     /// The exporter secrets the key log hands out, when channel binding is on.
-    let exporterSecrets: TLSExporterSecrets?
+    package let exporterSecrets: TLSExporterSecrets?
 
-    init(domain: String, insecure: Bool, channelBinding: Bool = false) throws {
+    package init(domain: String, insecure: Bool, channelBinding: Bool = false) throws {
         var configuration = TLSConfiguration.makeClientConfiguration()
         if insecure { configuration.certificateVerification = .none }
         exporterSecrets = channelBinding ? TLSExporterSecrets() : nil
@@ -51,7 +51,7 @@ struct TLSSetup: Sendable {
 
     /// The handlers for one connection, in pipeline order: TLS, then (when verifying) the diagnosis
     /// of a failed verification.
-    func makeHandlers() throws -> [any ChannelHandler] {
+    package func makeHandlers() throws -> [any ChannelHandler] {
         try makeHandlers(serverHostname: serverHostname)
     }
 
@@ -59,13 +59,13 @@ struct TLSSetup: Sendable {
     /// as `makeHandlers()`, but the name sent as SNI and checked in the certificate is that host, not
     /// the XMPP domain (RFC 2818 §3.1: an HTTPS server's certificate is for the host the client asked
     /// for); an IP-literal host sends no SNI and is checked against the certificate's IP addresses.
-    func makeHandlers(httpHost host: String) throws -> [any ChannelHandler] {
+    package func makeHandlers(httpHost host: String) throws -> [any ChannelHandler] {
         try makeHandlers(serverHostname: Self.isIPLiteral(host) ? nil : host)
     }
 
     /// The connection's channel-binding data: call on its loop from the handler of
     /// `TLSUserEvent.handshakeCompleted`, synchronously (empty without channel binding).
-    func channelBindingData(in pipeline: ChannelPipeline.SynchronousOperations) -> ChannelBindingData {
+    package func channelBindingData(in pipeline: ChannelPipeline.SynchronousOperations) -> ChannelBindingData {
         guard exporterSecrets != nil else { return .none }
         return ChannelBindingReader.read(pipeline, secrets: exporterSecrets)
     }
@@ -93,7 +93,7 @@ struct TLSSetup: Sendable {
     }
 
     /// True for an IPv4 or IPv6 address literal (brackets allowed around IPv6).
-    static func isIPLiteral(_ text: String) -> Bool {
+    package static func isIPLiteral(_ text: String) -> Bool {
         var host = text
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         var v4 = in_addr()
@@ -102,14 +102,14 @@ struct TLSSetup: Sendable {
     }
 
     /// The NIOSSL client handler's initializer with a verification callback (see `observingHandler`).
-    protocol VerdictObservingHandler {
+    package protocol VerdictObservingHandler {
         init(context: NIOSSLContext, serverHostname: String?, verificationCallback: NIOSSLVerificationCallback?) throws
     }
 
     /// A certificate verification failure with its cause; `ConnectionFailure(_:)` maps it to
     /// `.tlsCertificate(problem)`.
-    struct CertificateError: Error, Hashable {
-        let problem: TLSCertificateProblem
+    package struct CertificateError: Error, Hashable {
+        package let problem: TLSCertificateProblem
     }
 
     /// Sits right above the TLS handler of one connection: remembers why the first certificate
@@ -117,25 +117,25 @@ struct TLSSetup: Sendable {
     /// handshake error that follows with a `CertificateError`. Other errors pass unchanged. Once the
     /// handshake completed it removes itself, so an established session pays nothing for it.
     /// Loop-bound: one instance per channel, used only on its loop.
-    final class CertificateDiagnosis: ChannelInboundHandler, RemovableChannelHandler {
-        typealias InboundIn = NIOAny
+    package final class CertificateDiagnosis: ChannelInboundHandler, RemovableChannelHandler {
+        package typealias InboundIn = NIOAny
 
         private(set) var problem: TLSCertificateProblem?
 
         /// NIOSSL's verification callback reported `certificate` as failed; the first cause wins.
-        func certificateFailed(_ certificate: NIOSSLCertificate, now: time_t = time(nil)) {
+        package func certificateFailed(_ certificate: NIOSSLCertificate, now: time_t = time(nil)) {
             guard problem == nil else { return }
             problem = Self.problem(of: certificate, now: now)
         }
 
-        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
             context.fireUserInboundEventTriggered(event)
             if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
                 context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             }
         }
 
-        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        package func errorCaught(context: ChannelHandlerContext, error: any Error) {
             if let problem, error is NIOSSLError || error is BoringSSLError {
                 context.fireErrorCaught(CertificateError(problem: problem))
             } else {
@@ -145,14 +145,14 @@ struct TLSSetup: Sendable {
 
         /// The likeliest cause of a failed certificate: its validity dates, else whether it signed
         /// itself (the chain ends in a root the trust store lacks), else an untrusted issuer.
-        static func problem(of certificate: NIOSSLCertificate, now: time_t) -> TLSCertificateProblem {
+        package static func problem(of certificate: NIOSSLCertificate, now: time_t) -> TLSCertificateProblem {
             problem(
                 notValidBefore: certificate.notValidBefore, notValidAfter: certificate.notValidAfter,
                 der: (try? certificate.toDERBytes()) ?? [], now: now)
         }
 
         /// `problem(of:now:)` on the certificate's validity dates (seconds since 1970) and DER bytes.
-        static func problem(notValidBefore: time_t, notValidAfter: time_t, der: [UInt8], now: time_t) -> TLSCertificateProblem {
+        package static func problem(notValidBefore: time_t, notValidAfter: time_t, der: [UInt8], now: time_t) -> TLSCertificateProblem {
             if now > notValidAfter { return .expired }
             if now < notValidBefore { return .notYetValid }
             return isSelfIssued(der: der) ? .selfSigned : .untrusted
@@ -160,7 +160,7 @@ struct TLSSetup: Sendable {
 
         /// Whether a DER certificate's issuer and subject names are the same bytes (RFC 5280
         /// §4.1: Certificate → TBSCertificate → [version], serial, signature, issuer, validity, subject).
-        static func isSelfIssued(der: [UInt8]) -> Bool {
+        package static func isSelfIssued(der: [UInt8]) -> Bool {
             guard let certificate = DERElement.first(in: der[...]), certificate.tag == 0x30,
                 let tbs = DERElement.first(in: certificate.content), tbs.tag == 0x30
             else { return false }
@@ -177,13 +177,13 @@ struct TLSSetup: Sendable {
     }
 
     /// One DER tag-length-value (definite lengths up to 4 bytes), as slices of the input.
-    struct DERElement {
-        let tag: UInt8
-        let content: ArraySlice<UInt8>
+    package struct DERElement {
+        package let tag: UInt8
+        package let content: ArraySlice<UInt8>
         /// The bytes after this element.
-        let rest: ArraySlice<UInt8>
+        package let rest: ArraySlice<UInt8>
 
-        static func first(in bytes: ArraySlice<UInt8>) -> DERElement? {
+        package static func first(in bytes: ArraySlice<UInt8>) -> DERElement? {
             var index = bytes.startIndex
             guard bytes.count >= 2 else { return nil }
             let tag = bytes[index]

@@ -5,20 +5,20 @@ import NIOCore
 /// Sits first in the pipeline (nearest the socket); TLS is inserted after it, so what it counts is
 /// what crossed the network, handshakes included. It reports each read and write to its sink, the
 /// loop's recorder (`bytes_received`, `bytes_sent`); no locks, the handler lives on one event loop.
-final class WireByteCounter: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-    typealias OutboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
+package final class WireByteCounter: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias InboundOut = ByteBuffer
+    package typealias OutboundIn = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
 
     private let sink: ByteCountSink
     /// When not nil, the first inbound bytes are kept here (up to 1 KiB): the probing session reads
     /// the TLS ServerHello from them.
-    var capture: [UInt8]?
+    package var capture: [UInt8]?
 
-    init(sink: ByteCountSink) { self.sink = sink }
+    package init(sink: ByteCountSink) { self.sink = sink }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
         if let kept = capture?.count, kept < 1024 {
             capture! += buffer.readableBytesView.prefix(1024 - kept)
@@ -34,7 +34,7 @@ final class WireByteCounter: ChannelDuplexHandler, RemovableChannelHandler {
     /// empty write whose promise succeeds after all of them (writes complete in order). One promise
     /// per flush, not per write: a queue of thousands of small answers must not carry a promise and a
     /// callback each.
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let count = unwrapOutboundIn(data).readableBytes
         if context.channel.isWritable {
             sink.sent(count)
@@ -44,7 +44,7 @@ final class WireByteCounter: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
-    func flush(context: ChannelHandlerContext) {
+    package func flush(context: ChannelHandlerContext) {
         if uncounted > 0 {
             let count = uncounted
             uncounted = 0
@@ -63,7 +63,7 @@ final class WireByteCounter: ChannelDuplexHandler, RemovableChannelHandler {
 }
 
 /// Where `WireByteCounter` reports byte counts. Called on the channel's event loop only.
-protocol ByteCountSink: AnyObject {
+package protocol ByteCountSink: AnyObject {
     func received(_ byteCount: Int)
     func sent(_ byteCount: Int)
 }

@@ -19,23 +19,23 @@ import NIOCore
 ///
 /// Loop-bound: used only on its loop and only inside one `encode` call (filling it writes nothing, so
 /// no other handler runs in between).
-final class OutboundScratch {
+package final class OutboundScratch {
     private var bytes: [UInt8] = []
     private var buffer: ByteBuffer?
 
     /// Capacity up to which the buffer is reused whatever the unit's size, in bytes.
-    static let reuseCapacity = 4096
+    package static let reuseCapacity = 4096
     /// Capacity of a new buffer, in bytes (most stanzas fit, so a reused buffer rarely grows).
-    static let initialCapacity = 512
+    package static let initialCapacity = 512
 
-    init() {
+    package init() {
         bytes.reserveCapacity(Self.initialCapacity)
     }
 
     /// `fill` appends the serialized unit to the emptied scratch; returns it in a buffer (the loop's
     /// reused one when it is free, else a new one from `allocator`; with `held`, always a new one of
     /// the unit's size, and the loop's buffer is left as it is).
-    func encode(allocator: ByteBufferAllocator, held: Bool = false, _ fill: (inout [UInt8]) -> Void) -> ByteBuffer {
+    package func encode(allocator: ByteBufferAllocator, held: Bool = false, _ fill: (inout [UInt8]) -> Void) -> ByteBuffer {
         bytes.removeAll(keepingCapacity: true)
         fill(&bytes)
         if held {

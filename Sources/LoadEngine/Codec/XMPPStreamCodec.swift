@@ -4,7 +4,7 @@ import XMPPCore
 
 /// One unit of the server's XML stream, as the codec decodes it: exactly one event per depth-1 unit,
 /// however the bytes were chunked.
-enum XMPPStreamEvent {
+package enum XMPPStreamEvent {
     /// The server's stream header (again after each restart).
     case opened(StreamHeader)
     /// A complete depth-1 element (stanza, features, SASL, …), parsed in the header's namespaces.
@@ -14,7 +14,7 @@ enum XMPPStreamEvent {
 }
 
 /// What the session writes through the codec.
-enum XMPPStreamOutput {
+package enum XMPPStreamOutput {
     /// Our stream header, addressed to `domain`.
     case header(domain: String)
     /// One element, serialized in the `jabber:client` default namespace.
@@ -40,11 +40,11 @@ enum XMPPStreamOutput {
 ///
 /// `restart()` (after STARTTLS `<proceed/>` and SASL `<success/>`) makes the next unit a new header.
 /// Loop-bound: one instance per channel, used only on its loop.
-final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = XMPPStreamEvent
-    typealias OutboundIn = XMPPStreamOutput
-    typealias OutboundOut = ByteBuffer
+package final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias InboundOut = XMPPStreamEvent
+    package typealias OutboundIn = XMPPStreamOutput
+    package typealias OutboundOut = ByteBuffer
 
     private let parser: StanzaParser
     private let scratch: OutboundScratch
@@ -63,30 +63,30 @@ final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
     private var context: ChannelHandlerContext?
 
     /// `parser` and `scratch` are the event loop's, shared by its connections.
-    init(parser: StanzaParser, scratch: OutboundScratch) {
+    package init(parser: StanzaParser, scratch: OutboundScratch) {
         self.parser = parser
         self.scratch = scratch
         self.framer = XMLStreamFramer(limits: parser.limits)
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
         receiver = nil
     }
 
     /// The next unit the server sends must be a new stream header.
-    func restart() {
+    package func restart() {
         framer.restart()
         namespaces = nil
     }
 
     // MARK: - Inbound
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !failed else { return }
         let buffer = unwrapInboundIn(data)
         buffer.withUnsafeReadableBytes { framer.append($0) }
@@ -148,7 +148,7 @@ final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: - Outbound
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let held = !context.channel.isWritable
         context.write(wrapOutboundOut(encode(unwrapOutboundIn(data), allocator: context.channel.allocator, held: held)), promise: promise)
     }
@@ -157,7 +157,7 @@ final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
     /// A write that follows an unflushed one (the answers to one read), or on a channel that does not
     /// drain, waits in NIO's queue: its buffer is sized to the unit (`OutboundScratch`, `held`); the
     /// first of a read's answers may still reuse the loop's buffer.
-    func write(_ output: XMPPStreamOutput, flush: Bool) {
+    package func write(_ output: XMPPStreamOutput, flush: Bool) {
         guard let context else { return }
         let held = unflushed || !context.channel.isWritable
         let buffer = wrapOutboundOut(encode(output, allocator: context.channel.allocator, held: held))
@@ -170,7 +170,7 @@ final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    func flush(context: ChannelHandlerContext) {
+    package func flush(context: ChannelHandlerContext) {
         unflushed = false
         context.flush()
     }

@@ -1,5 +1,6 @@
 // The probe's channel, reached from the driver's task.
 
+import LoadEngine
 import NIOCore
 import NIOPosix
 import XMPPCore

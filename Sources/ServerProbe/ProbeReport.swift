@@ -1,3 +1,4 @@
+import LoadEngine
 import LoadResults
 
 /// What `xmppload probe` learned about one server over one connection: a plain value, written as

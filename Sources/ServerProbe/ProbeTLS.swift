@@ -1,4 +1,5 @@
 import Foundation
+import LoadEngine
 import NIOCore
 import NIOSSL
 import SessionCore

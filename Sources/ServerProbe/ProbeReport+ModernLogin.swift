@@ -1,3 +1,4 @@
+import LoadEngine
 import XMPPCore
 
 extension ProbeReport {

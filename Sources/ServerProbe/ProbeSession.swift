@@ -1,6 +1,7 @@
 // The probe's conversation driver: connecting, then the login performed step by step and timed.
 
 import Foundation
+import LoadEngine
 import LoadResults
 import NIOCore
 import NIOPosix

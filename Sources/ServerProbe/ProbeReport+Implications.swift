@@ -1,4 +1,5 @@
 import Foundation
+import LoadEngine
 import XMPPCore
 
 /// Turns a probe's facts into what they mean for profiles and flags: one sentence per fact that

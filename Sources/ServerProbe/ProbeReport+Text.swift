@@ -1,4 +1,5 @@
 import Foundation
+import LoadEngine
 
 /// Renders a probe report for people: one section per fact, in the order the probe learned them,
 /// then the implied profile settings. Pure: the same report always gives the same text.

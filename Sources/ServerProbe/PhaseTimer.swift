@@ -1,5 +1,6 @@
 // Times the probe's login phases.
 
+import LoadEngine
 import NIOCore
 import XMPPCore
 

@@ -2,6 +2,7 @@
 // bounded request/answer exchange they share.
 
 import Foundation
+import LoadEngine
 import LoadResults
 import NIOCore
 import NIOPosix

@@ -1,3 +1,4 @@
+import LoadEngine
 import NIOCore
 import NIOSSL
 import NIOTLS
