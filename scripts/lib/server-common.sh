@@ -52,21 +52,28 @@ while ports and time.monotonic() < deadline:
 if ports:
     print(" ".join(f"{a}:{p}" for a, p in ports)); sys.exit(1)' "$@"; }
 
+# pid_alive PID: true while process PID runs. A zombie (exited, not yet reaped: where PID 1 reaps
+# slowly, a server killed outside its parent stays one for a while) counts as gone.
+pid_alive() {
+  [ -n "$1" ] && kill -0 "$1" 2>/dev/null || return 1
+  ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
+}
+
 # stop_pids PID...: TERM to every PID still running, then waits up to 10 s for all of them and KILLs
 # what is left. Prints the PIDs it signalled (none: nothing was running).
 stop_pids() {
   local pid signalled=()
   for pid in "$@"; do
-    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && kill -TERM "$pid" 2>/dev/null && signalled+=("$pid")
+    pid_alive "$pid" && kill -TERM "$pid" 2>/dev/null && signalled+=("$pid")
   done
   for _ in $(seq 1 50); do
     local left=0
-    for pid in ${signalled[@]+"${signalled[@]}"}; do kill -0 "$pid" 2>/dev/null && left=1; done
+    for pid in ${signalled[@]+"${signalled[@]}"}; do pid_alive "$pid" && left=1; done
     [ "$left" = 0 ] && break
     sleep 0.2
   done
   for pid in ${signalled[@]+"${signalled[@]}"}; do
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+    pid_alive "$pid" && kill -KILL "$pid" 2>/dev/null || true
   done
   echo ${signalled[@]+"${signalled[@]}"}
 }
