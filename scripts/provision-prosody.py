@@ -8,6 +8,9 @@ Usage: provision-prosody.py DATA_DIR DOMAIN COUNT PASSWORD CONTACTS [PREFIX]
 Idempotent: rewrites the same files for the same arguments."""
 import hashlib, hmac, os, sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from ring import neighbours  # noqa: E402
+
 def escape(name):  # util.datamanager's encode(): everything but [%w_-] as %xx
     return "".join(c if (c.isalnum() and c.isascii()) or c in "_-" else "%%%02x" % ord(c) for c in name)
 
@@ -28,18 +31,12 @@ def main():
     os.makedirs(roster_dir, exist_ok=True)
     account = ("return {\n\t[\"iteration_count\"] = %d;\n\t[\"salt\"] = %s;\n\t[\"stored_key\"] = %s;\n"
                "\t[\"server_key\"] = %s;\n};\n") % (iterations, lua_string(salt), lua_string(stored_key), lua_string(server_key))
-    half = contacts // 2
     for i in range(1, count + 1):
         user = f"{prefix}{i}"
         with open(os.path.join(accounts_dir, escape(user) + ".dat"), "w") as f:
             f.write(account)
-        neighbours = []
-        for d in list(range(-half, 0)) + list(range(1, contacts - half + 1)):
-            j = (i - 1 + d) % count + 1
-            if j != i and j not in neighbours:
-                neighbours.append(j)
         lines = ["return {", "\t[false] = { [\"version\"] = 1; [\"pending\"] = {}; };"]
-        for j in neighbours:
+        for j in neighbours(i, count, contacts):
             jid = f"{prefix}{j}@{domain}"
             lines.append(f"\t[{lua_string(jid)}] = {{ [\"subscription\"] = \"both\"; [\"name\"] = {lua_string(prefix + str(j))}; [\"groups\"] = {{ [\"load\"] = true; }}; }};")
         lines.append("};")

@@ -154,7 +154,7 @@ struct AbCommand: AsyncParsableCommand {
             case .interrupted: throw ExitCode(ExitStatus.interrupted.rawValue)
             case .runFailed(_, _, let status, _):
                 throw ExitCode(status == ExitStatus.usage.rawValue ? ExitStatus.usage.rawValue : ExitStatus.failure.rawValue)
-            case .unreadable: throw ExitCode(ExitStatus.failure.rawValue)
+            case .unreadable, .serverDown: throw ExitCode(ExitStatus.failure.rawValue)
             }
         } catch {
             FileHandle.standardError.write(Data("xmppload ab: \(error)\n".utf8))

@@ -82,6 +82,43 @@ import Testing
         #expect(launcher.launched.withLock { $0 } == ["1 baseline", "1 candidate", "2 candidate"])
     }
 
+    /// A run whose server died (or restarted) mid-run can still end 0 or 99 — the sessions before the
+    /// death completed — but its summary counts `connect-refused` errors: that side was dead for part
+    /// of the round, so the comparison stops there and nothing is judged. Other errors (a slower,
+    /// failing server) do not stop it.
+    @Test(arguments: [
+        (["connect-refused": 25, "stream-system-shutdown": 3], Int32(99), UInt64(25)),
+        (["connect-refused": 1], Int32(0), UInt64(1)),
+        (["connect-timeout": 4, "stream-system-shutdown": 3], Int32(0), UInt64(0)),
+    ])
+    func aSideWhoseServerRefusedConnectionsMidRunIsRefused(errors: [String: UInt64], status: Int32, refused: UInt64) async throws {
+        let out = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let plan = ABPlan(rounds: 3, baseline: Self.baseline, candidate: Self.candidate, out: out)
+        let died = plan.directory(round: 3, side: Self.candidate)
+        try FileManager.default.createDirectory(atPath: died, withIntermediateDirectories: true)
+        let summary = try JSONSerialization.data(withJSONObject: ["stop_reason": "completed", "errors": errors])
+        try summary.write(to: URL(fileURLWithPath: died + "/summary.json"))
+        let launcher = ScriptedLauncher(statuses: ["3 candidate": status], logDirectory: out)
+        do {
+            _ = try await ABRunner(plan: plan, launcher: launcher).run()
+            Issue.record("expected a failure")
+        } catch let failure as ABRunner.Failure {
+            if refused > 0 {
+                #expect(failure == .serverDown(round: 3, role: "candidate", refused: refused))
+                #expect(failure.description.contains("no round is judged"))
+            } else {
+                // Judged as far as the runner goes: it only fails on reading the runs back (the
+                // scripted launcher writes no results), never on the errors.
+                guard case .unreadable = failure else {
+                    Issue.record("expected unreadable, got \(failure)")
+                    return
+                }
+            }
+        }
+        #expect(launcher.launched.withLock { $0 }.count == 6)
+    }
+
     @Test func anInterruptedRunStopsTheComparison() async throws {
         let out = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: out) }

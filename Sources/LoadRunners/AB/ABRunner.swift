@@ -6,13 +6,18 @@ import LoadResults
 /// A run that could not run (its launcher says so) or was interrupted stops the comparison with a
 /// typed error: no round with a side missing is ever judged. A run that ran but whose side was dead
 /// (no session completed its profile, or the server was unreachable — `run` exits 1) is refused the
-/// same way, naming the round and side and the end of its output. A run that completed with a failed
-/// threshold is kept: `compare`'s refusals judge it.
+/// same way, naming the round and side and the end of its output. So is a run that ended 0 or 99 but
+/// whose server refused connections during it (`connect-refused` errors in its summary: nothing
+/// listened — the server died, or restarted, mid-run): a side that was down for part of a run is
+/// dead, not slower. A run that completed with a failed threshold is otherwise kept: `compare`'s
+/// refusals judge it.
 public struct ABRunner: Sendable {
     /// Why the comparison stopped before judging.
     public enum Failure: Error, Equatable, CustomStringConvertible {
         /// A run exited with `status` (not 0, 99 or 130); `tail` is the end of its output.
         case runFailed(round: Int, role: String, status: Int32, tail: String)
+        /// A run ended 0 or 99, but `refused` of its connection attempts found nothing listening.
+        case serverDown(round: Int, role: String, refused: UInt64)
         /// A run was interrupted (SIGINT/SIGTERM).
         case interrupted(round: Int, role: String)
         /// A run's results could not be read back.
@@ -22,6 +27,9 @@ public struct ABRunner: Sendable {
             switch self {
             case .runFailed(let round, let role, let status, let tail):
                 return "round \(round) (\(role)) exited \(status): that side did not run, so no round is judged; its output ends:\n\(tail)"
+            case .serverDown(let round, let role, let refused):
+                return
+                    "round \(round) (\(role)): the server refused \(refused) connection\(refused == 1 ? "" : "s") during the run (connect-refused: it was down for part of it), so no round is judged"
             case .interrupted(let round, let role): return "interrupted in round \(round) (\(role))"
             case .unreadable(let text): return text
             }
@@ -64,7 +72,11 @@ public struct ABRunner: Sendable {
             let outcome = try await launcher.launch(planned)
             let seconds = Date().timeIntervalSince(started)
             say("  exit \(outcome.status) after \(String(format: "%.1f", seconds)) s" + (outcome.log.map { " (output: \($0))" } ?? ""))
-            if Self.judgeable.contains(outcome.status) { continue }
+            if Self.judgeable.contains(outcome.status) {
+                let refused = Self.refusedConnections(directory: planned.directory)
+                if refused > 0 { throw Failure.serverDown(round: planned.round, role: planned.side.role, refused: refused) }
+                continue
+            }
             if outcome.status == Self.interruptedStatus { throw Failure.interrupted(round: planned.round, role: planned.side.role) }
             let tail = outcome.log.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.map {
                 $0.split(separator: "\n").suffix(15).joined(separator: "\n")
@@ -78,6 +90,16 @@ public struct ABRunner: Sendable {
         } catch {
             throw Failure.unreadable("\(error)")
         }
+    }
+}
+
+extension ABRunner {
+    /// The `connect-refused` errors in DIR/summary.json (0 when there is none, or no summary).
+    static func refusedConnections(directory: String) -> UInt64 {
+        struct Errors: Decodable { var errors: [String: UInt64]? }
+        let url = URL(fileURLWithPath: ResultsDirectory(path: directory).file(ResultsDirectory.summaryFile))
+        guard let data = try? Data(contentsOf: url), let summary = try? JSONDecoder().decode(Errors.self, from: data) else { return 0 }
+        return summary.errors?["connect-refused"] ?? 0
     }
 }
 
