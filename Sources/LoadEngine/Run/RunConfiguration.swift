@@ -20,6 +20,9 @@ public struct RunConfiguration: Sendable {
     public var insecure: Bool
     /// Forces one SASL mechanism for every login, overriding the profile.
     public var mechanism: SASLMechanism?
+    /// `--login`: the login protocol of every profile (auto: SASL2 where offered; classic; sasl2),
+    /// overriding the profiles' `login: {mode: …}`; nil: the profiles' choice, else auto.
+    public var loginMode: LoginMode?
     /// Where results are written.
     public var outputDirectory: String
     /// The snapshot interval.

@@ -346,7 +346,7 @@ struct ProfileDecoder {
         var resourceSet = false
         if case .scalar(let scalar) = node, scalar.string.isEmpty || scalar.string == "~" || scalar.string == "null" { return (options, false) }
         guard let map = mapping(node, "login") else { return (options, false) }
-        checkKeys(map, allowed: ["sasl", "tls", "resource", "register"], "login")
+        checkKeys(map, allowed: ["sasl", "tls", "resource", "register", "mode", "fast"], "login")
         if let value = map["sasl"], let text = string(value, "login.sasl") {
             if let mechanism = SASLMechanism(name: text) {
                 options.mechanism = mechanism
@@ -360,6 +360,10 @@ struct ProfileDecoder {
             resourceSet = true
         }
         if let value = map["register"], let flag = bool(value, "login.register") { options.register = flag }
+        if let value = map["mode"], let text = oneOf(value, "login.mode", LoginMode.allCases.map(\.rawValue)) {
+            options.mode = LoginMode(rawValue: text)
+        }
+        if let value = map["fast"], let flag = bool(value, "login.fast") { options.fast = flag }
         return (options, resourceSet)
     }
 

@@ -66,6 +66,8 @@ public struct RunSettings: Codable, Sendable, Equatable {
     /// `--overwrite`, `--plain`.
     public var overwrite: Bool?
     public var plain: Bool?
+    /// `--login` (`auto`, `classic`, `sasl2`), or nil: the profiles' choice; added with issue 40.
+    public var login: String?
     /// `--label` and `--tag`s are in the manifest's own `label` and `tags`.
 
     enum CodingKeys: String, CodingKey {
@@ -97,6 +99,7 @@ public struct RunSettings: Codable, Sendable, Equatable {
         case dns, limits, overwrite, plain
         case passwordSource = "password_source"
         case serverEnv = "server_env"
+        case login
     }
 
     public init(
