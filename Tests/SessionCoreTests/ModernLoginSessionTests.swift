@@ -45,8 +45,8 @@ import Testing
     }
 
     /// Logs in with SASL2 + Bind2 (sm granted with resumption, carbons on) and a token issued.
-    static func online(profile: String = profile) throws -> MachineDriver {
-        var driver = try MachineDriver(profile: profile)
+    static func online(profile: String = profile, churnResumeShare: Double = 1) throws -> MachineDriver {
+        var driver = try MachineDriver(profile: profile, churnResumeShare: churnResumeShare)
         driver.send(.start)
         driver.send(.connected)
         try driver.receive(features)
@@ -183,6 +183,23 @@ import Testing
         #expect(snapshot.counterNotices?["fast_token_fallbacks"]?.kind == "fast-token-rejected")
         #expect(snapshot.counters["fast_tokens_issued"] == 2)
         #expect(snapshot.errors.isEmpty)
+    }
+
+    /// `churn: {resume: P%}`: a churned session with a resumable stream resumes it (a network drop),
+    /// or — drawn out of the share — comes back without it, as a restarted app, with its token.
+    @Test(arguments: [(1.0, true), (0.0, false)])
+    func aChurnResumesOrLogsInAfreshByTheRunsShare(share: Double, resumes: Bool) throws {
+        var driver = try Self.online(churnResumeShare: share)
+        _ = driver.sent()
+        driver.send(.churn)
+        driver.advance(by: .seconds(5))
+        driver.send(.connected)
+        try driver.receive(Self.features)
+        let authenticate = try #require(driver.sent().first)
+        #expect(authenticate.attribute("mechanism") == "HT-SHA-256-NONE", "the token either way")
+        #expect((Self.child(authenticate, "resume", XMPPNamespace.streamManagement) != nil) == resumes)
+        let snapshot = driver.host.recorder.takeSnapshot(start: 0, end: 1)
+        #expect(snapshot.counters[Counter.sessionsChurned.name] == 1)
     }
 
     @Test func classicModeIgnoresSASL2AndNamesNoUser() throws {

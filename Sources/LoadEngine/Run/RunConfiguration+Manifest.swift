@@ -19,6 +19,7 @@ extension RunConfiguration {
         settings.variables = recordedExtras.variables
         settings.reconnectAttempts = reconnectAttempts
         settings.churnPerSecond = churnRate
+        settings.churnResumeShare = churnRate != nil && churnResumeShare < 1 ? churnResumeShare : nil
         settings.writeStallSeconds = writeStallTimeout.seconds
         settings.sourceAddresses = sourceAddresses?.description
         settings.metricsHost = metricsHost

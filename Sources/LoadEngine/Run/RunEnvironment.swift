@@ -138,7 +138,7 @@ final class RunEnvironment: Sendable {
             password: configuration.password,
             runID: runID, tlsAvailable: tls != nil, metrics: metrics,
             maxSCRAMIterations: configuration.maxSCRAMIterations, generatorKey: configuration.generatorKey, seed: seed,
-            writeStallTimeout: configuration.writeStallTimeout)
+            writeStallTimeout: configuration.writeStallTimeout, churnResumeShare: configuration.churnResumeShare)
     }
 
     /// The run's TLS set-up: `given`, or — when a profile's login can bind to the channel (`-PLUS`,

@@ -236,25 +236,36 @@ struct ProfileDecoder {
             servers: servers, variables: variables, churn: churn, source: file)
     }
 
-    /// `churn: RATE` or `churn: {rate: RATE}`: sessions dropped (and reconnected) per second across the
-    /// run while the load runs (`ChurnRate`).
+    /// `churn: RATE` or `churn: {rate: RATE, resume: P%}`: sessions dropped (and reconnected) per
+    /// second across the run while the load runs, and the share of them that resume a resumable
+    /// stream (`ChurnRate`).
     mutating func decodeChurn(_ node: Node) -> ChurnRate? {
         var rateNode = node
+        var resumeShare: Double?
         if case .mapping = node {
             guard let map = mapping(node, "churn") else { return nil }
-            checkKeys(map, allowed: ["rate"], "churn")
+            checkKeys(map, allowed: ["rate", "resume"], "churn")
             guard let rate = map["rate"] else {
                 problem(node, "churn needs a rate", hint: "write churn: {rate: 5/s} or churn: 5/s")
                 return nil
             }
             rateNode = rate
+            if let resume = map["resume"], let text = string(resume, "churn resume") {
+                let number = text.hasSuffix("%") ? Double(text.dropLast().trimmingCharacters(in: .whitespaces)) : nil
+                if let number, (0...100).contains(number) {
+                    resumeShare = number / 100
+                } else {
+                    problem(resume, "churn resume must be a percentage from 0% to 100%, got '\(text)'", hint: "write resume: 70%")
+                }
+            }
         }
         guard let text = string(rateNode, "churn rate") else { return nil }
-        guard let rate = ChurnRate(parsing: text) else {
+        guard var rate = ChurnRate(parsing: text) else {
             problem(
                 rateNode, "churn rate must be a positive rate such as 5/s, 300/m or 18000/h (at most 100000/s), got '\(text)'")
             return nil
         }
+        if let resumeShare { rate.resumeShare = resumeShare }
         return rate
     }
 

@@ -34,6 +34,9 @@ public struct RunSettings: Codable, Sendable, Equatable {
     public var reconnectAttempts: Int?
     /// Churn in sessions per second across the whole run (`--churn` or the file's `churn:`; nil: none).
     public var churnPerSecond: Double?
+    /// The share of churned sessions that resume a resumable stream (`churn: {resume: P%}`), when
+    /// below 1 (nil: all of them); added with issue 40.
+    public var churnResumeShare: Double?
     /// `--write-stall`, seconds.
     public var writeStallSeconds: Double?
     /// `--source` addresses (nil: the kernel chooses).
@@ -86,6 +89,7 @@ public struct RunSettings: Codable, Sendable, Equatable {
         case variables = "vars"
         case reconnectAttempts = "reconnect"
         case churnPerSecond = "churn_per_s"
+        case churnResumeShare = "churn_resume_share"
         case writeStallSeconds = "write_stall_s"
         case sourceAddresses = "source"
         case metricsHost = "metrics_host"

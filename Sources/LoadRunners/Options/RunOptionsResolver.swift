@@ -163,6 +163,8 @@ public struct RunOptionsResolver: Sendable {
         configuration.reconnectAttempts = options.reconnect
         configuration.loginMode = loginMode
         configuration.churnRate = churnRate
+        // `--churn` replaces the rate; the file's `resume:` share stays.
+        configuration.churnResumeShare = definition.churn?.resumeShare ?? 1
         configuration.writeStallTimeout = writeStall
         configuration.endpointRefresh = resolveEvery > .zero ? resolveEvery : nil
         configuration.metricsHost = options.metricsHost

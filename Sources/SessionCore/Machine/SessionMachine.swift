@@ -565,12 +565,16 @@ public struct SessionMachine {
     /// Deliberate churn: a running session closes its connection and comes back as after a drop
     /// (first back-off of its policy, or of the default one), counted as churned, not as an error:
     /// a session whose server granted XEP-0198 resumption (and whose profile resumes) resumes the
-    /// stream, as a phone whose network dropped does; any other logs in afresh.
+    /// stream, as a phone whose network dropped does — unless the run's churn resumes only a share
+    /// of them (`churn: {resume: P%}`) and this one is drawn to come back as a restarted app; any
+    /// other logs in afresh (with its FAST token where it holds one).
     private mutating func churn() {
         guard connection.isRunning, !isStopping else { return }
         shared.count(.sessionsChurned)
         reconnect.churned()
-        if let session = streamManagement, shared.script.streamManagement?.resume == true, session.state.canResume {
+        if let session = streamManagement, shared.script.streamManagement?.resume == true, session.state.canResume,
+            reconnect.churnResumes(share: shared.settings.churnResumeShare, shared)
+        {
             return leaveConnection(after: nil, attempt: session.suspend())
         }
         forgetStream()
