@@ -15,6 +15,9 @@ public struct FixedMetrics: Sendable {
     public let keepAlivePing: MetricID
     /// A PEP notification of an item this session published, from the publish's send (`pep` step).
     public let pepNotify: MetricID
+    /// Each login by the path it took (`login.path.<path>`, round trips, reconnects) and the FAST
+    /// token counters.
+    public let loginPaths: LoginPathMetrics
 
     public init(registry: inout MetricRegistry) {
         login = registry.register("login")
@@ -25,5 +28,6 @@ public struct FixedMetrics: Sendable {
         reconnectLogin = registry.register("reconnect.login")
         keepAlivePing = registry.register("keepalive.ping")
         pepNotify = registry.register("pep.notify")
+        loginPaths = LoginPathMetrics(registry: &registry)
     }
 }

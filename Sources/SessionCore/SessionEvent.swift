@@ -9,8 +9,9 @@ public enum SessionEvent: Sendable {
     case connected
     /// The connection could not be made.
     case connectFailed(ConnectionFailure)
-    /// The TLS handshake the machine asked for completed.
-    case tlsEstablished
+    /// The TLS handshake the machine asked for completed, with the connection's channel-binding data
+    /// (`.none` when the run reads none: no `-PLUS` and no bound FAST mechanism then).
+    case tlsEstablished(ChannelBindingData)
     /// The server sent this depth-1 element.
     case received(XMLElement)
     /// The server sent `</stream:stream>`.

@@ -19,15 +19,33 @@ public final class SessionScript: Sendable {
         public var mechanism: SASLMechanism?
         public var register: Bool
         public var resource: Template
+        /// The login protocol: SASL2 where offered (`auto`), never (`classic`) or always (`sasl2`).
+        public var mode: LoginMode
+        /// Ask for a FAST token (XEP-0484) where SASL2 offers FAST, and log in with it on the
+        /// session's next connections.
+        public var fast: Bool
+        /// Enable message carbons inline with Bind2 where offered: the profile has a `carbons`
+        /// (enable) step, which then completes without a request.
+        public var carbons: Bool
 
         public init(
             tls: TLSMode = .startTLS, mechanism: SASLMechanism? = nil, register: Bool = false,
-            resource: Template = Template(literal: "xmppload")
+            resource: Template = Template(literal: "xmppload"), mode: LoginMode = .auto, fast: Bool = true, carbons: Bool = false
         ) {
             self.tls = tls
             self.mechanism = mechanism
             self.register = register
             self.resource = resource
+            self.mode = mode
+            self.fast = fast
+            self.carbons = carbons
+        }
+
+        /// Whether this login can use the connection's channel binding (`-PLUS`, a bound FAST
+        /// mechanism): TLS is used, and either the mechanism is chosen from the offer (or forced to a
+        /// `-PLUS` one) or SASL2 may carry FAST. Only then does the run read channel-binding data.
+        public var usesChannelBinding: Bool {
+            tls != .none && (mechanism?.usesChannelBinding ?? true || (mode != .classic && fast))
         }
     }
 
@@ -38,11 +56,14 @@ public final class SessionScript: Sendable {
         /// `--reconnect N`: every profile reconnects up to N times in a row (0: never), with the
         /// profile's back-off delays (or the defaults).
         public var reconnectAttempts: Int?
+        /// `--login auto|classic|sasl2`: the login protocol of every profile.
+        public var mode: LoginMode?
 
-        public init(tls: TLSMode? = nil, mechanism: SASLMechanism? = nil, reconnectAttempts: Int? = nil) {
+        public init(tls: TLSMode? = nil, mechanism: SASLMechanism? = nil, reconnectAttempts: Int? = nil, mode: LoginMode? = nil) {
             self.tls = tls
             self.mechanism = mechanism
             self.reconnectAttempts = reconnectAttempts
+            self.mode = mode
         }
     }
 
@@ -121,8 +142,10 @@ public final class SessionScript: Sendable {
         var caps: [String] = []
         var counters = Array(repeating: [CounterID](), count: SessionFeatures.requestFeatures.count)
         var used = Set<Int>()
+        var enablesCarbons = false
         for instruction in compiler.instructions {
             guard case .step(.feature(let step)) = instruction.operation, let index = SessionFeatures.index(named: step.feature) else { continue }
+            if step.feature == CarbonsFeature.name && step.operation != "disable" { enablesCarbons = true }
             let feature = SessionFeatures.requestFeatures[index]
             for name in feature.capsFeatures(for: step) where !caps.contains(name) { caps.append(name) }
             if used.insert(index).inserted {
@@ -146,10 +169,13 @@ public final class SessionScript: Sendable {
         }
         loginTimeout = timeout
         firstInstructionAfterLogin = afterLogin
+        // A forced mechanism (`--sasl`, `login: {sasl: …}`) is every login's: no FAST token unless
+        // the profile asks for one.
+        let mechanism = overrides.mechanism ?? options.mechanism
         login = Login(
-            tls: overrides.tls ?? options.tls ?? .startTLS,
-            mechanism: overrides.mechanism ?? options.mechanism,
-            register: options.register, resource: options.resource)
+            tls: overrides.tls ?? options.tls ?? .startTLS, mechanism: mechanism,
+            register: options.register, resource: options.resource,
+            mode: overrides.mode ?? options.mode ?? .auto, fast: options.fast ?? (mechanism == nil), carbons: enablesCarbons)
     }
 
     private struct Compiler {

@@ -31,14 +31,17 @@ public final class SessionSettings: Sendable {
     public let seed: UInt64
     /// A connection whose socket does not drain for this long ends its session (`write-stalled`).
     public let writeStallTimeout: Duration
+    /// The share (0 … 1) of churned sessions that resume a resumable stream; the others log in afresh.
+    public let churnResumeShare: Double
 
     public init(
         domain: String, accountPrefix: String = "user", accounts: ClosedRange<Int>,
         runAccounts: ClosedRange<Int>? = nil, password: String,
         runID: String, tlsAvailable: Bool = true, metrics: FixedMetrics,
         maxSCRAMIterations: Int = SCRAMClient.defaultMaxIterations, generatorKey: UInt32? = nil, seed: UInt64 = 0,
-        writeStallTimeout: Duration = .seconds(30)
+        writeStallTimeout: Duration = .seconds(30), churnResumeShare: Double = 1
     ) {
+        self.churnResumeShare = churnResumeShare
         self.seed = seed
         self.writeStallTimeout = writeStallTimeout
         self.maxSCRAMIterations = maxSCRAMIterations

@@ -59,8 +59,17 @@ struct RunFlags: ParsableArguments {
     @Flag(help: "Accept self-signed or otherwise unverifiable server certificates (lab servers).")
     var insecure = false
 
-    @Option(help: "Force a SASL mechanism: SCRAM-SHA-512, SCRAM-SHA-256, SCRAM-SHA-1, PLAIN, ANONYMOUS.")
+    @Option(
+        help:
+            "Force a SASL mechanism: SCRAM-SHA-512, SCRAM-SHA-256, SCRAM-SHA-1 (each also -PLUS: bound to the TLS channel), PLAIN, ANONYMOUS. Default: the strongest offered, -PLUS where the server advertises a channel-binding type this connection has."
+    )
     var sasl: String?
+
+    @Option(
+        help:
+            "Login protocol: auto (SASL2 with Bind2 and FAST tokens where the server offers them; default), classic (RFC 6120 SASL and resource bind) or sasl2 (always; sasl2-not-offered without it). Overrides the profiles' login: {mode: …}."
+    )
+    var login: String?
 
     @Option(help: "Seed for think times, choices and targets (reproducible runs).")
     var seed: UInt64?
@@ -150,6 +159,7 @@ extension RunFlags {
         options.tls = tls
         options.insecure = insecure
         options.sasl = sasl
+        options.login = login
         options.seed = load.seed
         options.segment = segment
         options.out = out

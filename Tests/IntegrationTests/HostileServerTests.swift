@@ -37,9 +37,10 @@ import Testing
         let child: ChildProcess
         let port: Int
 
-        static func start(_ name: String, every: Int = 1) throws -> HostileServer {
+        static func start(_ name: String, every: Int = 1, password: String = "secret") throws -> HostileServer {
             let script = LocalServer.repositoryRoot.appendingPathComponent("scripts/hostile-server.py").path
-            let child = try ChildProcess.spawn("/usr/bin/python3", [script, name, "--port", "0", "--every", "\(every)"])
+            let child = try ChildProcess.spawn(
+                "/usr/bin/python3", [script, name, "--port", "0", "--every", "\(every)", "--password", password])
             for _ in 0..<200 {
                 if let line = child.output.split(separator: "\n").first(where: { $0.hasPrefix("port ") }),
                     let port = Int(line.dropFirst(5))
@@ -224,5 +225,129 @@ import Testing
         #expect(output.contains("errors\n  write-stalled                   20"), "\(output)")
         #expect(output.contains("(write-stalled ×20)"), "\(output)")
         try Self.expectBounded(summary, output)
+    }
+
+    // MARK: - Modern login (issue 40): SASL2, Bind2, FAST and channel binding, as runs meet them
+
+    /// A password no other text contains, so finding it (or its base64) anywhere is a leak.
+    static let modernPassword = "Hostile-Pa55word-40"
+
+    struct ModernCase: Sendable, CustomTestStringConvertible {
+        let name: String
+        /// The error every session must end with, and the login phase it fails in.
+        let kind: String
+        let phase: String
+        let tls: String
+        let login: String
+        var testDescription: String { name }
+    }
+
+    static let modernCases: [ModernCase] = [
+        // PLAIN's one message carries the Bind2 request: its wait is the bind phase.
+        ModernCase(name: "sasl2-continue", kind: "sasl2-continue", phase: "bind", tls: "none", login: "sasl2"),
+        ModernCase(name: "tls-cb-mismatch", kind: "sasl-server-signature", phase: "sasl", tls: "direct", login: "auto"),
+        // Found in the features: types advertised, no -PLUS offered.
+        ModernCase(name: "tls-downgrade", kind: "sasl-downgrade", phase: "features", tls: "direct", login: "auto"),
+        ModernCase(name: "tls-downgrade-hash", kind: "sasl-downgrade", phase: "sasl", tls: "direct", login: "auto"),
+    ]
+
+    /// Runs `profile` with the modern password and keeps the results directory for `body`, then removes it.
+    static func runModern<T>(
+        _ server: HostileServer, profile: String = "profiles/login.yaml", tls: String, login: String, extra: [String] = [],
+        _ body: (_ status: Int32, _ output: String, _ summary: RunSummary, _ directory: String) throws -> T
+    ) throws -> T {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-hostile-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try CommandLineTests.xmppload(
+            [
+                "run", profile, "--server", "127.0.0.1:\(server.port)", "--domain", "load.test", "--accounts", "1-\(sessions)",
+                "--password", modernPassword, "--sessions", "\(sessions)", "--ramp", "1s", "--tls", tls, "--login", login, "--insecure",
+                "--out", out, "--interval", "1s", "--loops", "2", "--plain",
+            ] + extra, timeout: 120)
+        return try body(result.status, result.output, try ResultsDirectory(path: out).readSummary(), out)
+    }
+
+    /// No secret in the run's output nor in any file it wrote (summary, intervals, manifest,
+    /// forensics, report): neither the password, its base64 (PLAIN's payload), nor any of `secrets`.
+    static func expectNoSecrets(_ output: String, directory: String, secrets: [String] = []) throws {
+        let base64 = [Data("\0user1\0\(modernPassword)".utf8).base64EncodedString(), Data(modernPassword.utf8).base64EncodedString()]
+        let needles = [modernPassword] + base64 + secrets
+        var texts = [("output", output)]
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory) {
+            texts.append((file, (try? String(contentsOfFile: directory + "/" + file, encoding: .utf8)) ?? ""))
+        }
+        #expect(texts.contains { $0.0 == "summary.json" })
+        for (name, text) in texts {
+            for needle in needles { #expect(!text.contains(needle), "\(name) holds a secret (\(needle.prefix(6))…)") }
+        }
+    }
+
+    /// Each modern-login misbehaviour ends every session with its typed error in the right phase,
+    /// within bounded time and memory, and leaks no password into output, forensics or results.
+    @Test(.timeLimit(.minutes(2)), arguments: modernCases)
+    func modernLoginCase(_ hostile: ModernCase) throws {
+        let server = try HostileServer.start(hostile.name, password: Self.modernPassword)
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        try Self.runModern(server, tls: hostile.tls, login: hostile.login) { status, output, summary, directory in
+            #expect(status == 1, "no session completed: \(output)")
+            #expect(summary.errors == [hostile.kind: UInt64(Self.sessions)], "\(summary.errors)\n\(output)")
+            #expect(summary.loginFailuresByPhase == [hostile.phase: UInt64(Self.sessions)], "\(String(describing: summary.loginFailuresByPhase))")
+            #expect(summary.loginPaths == nil, "no login succeeded")
+            try Self.expectBounded(summary, output)
+            let forensics = try String(contentsOfFile: directory + "/forensics.json", encoding: .utf8)
+            #expect(forensics.contains(hostile.kind))
+            try Self.expectNoSecrets(output, directory: directory)
+        }
+        #expect(ContinuousClock.now - started < .seconds(60), "a typed error comes at once, not at a timeout")
+    }
+
+    /// A Bind2 answer that never comes: the login times out in `bind` (the phase that waits for
+    /// `<success/>` when it carries the bind), at the login step's timeout, not later.
+    @Test(.timeLimit(.minutes(2)))
+    func aBind2AnswerThatNeverComesTimesOutInBind() throws {
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-bind2-\(UUID().uuidString.prefix(6)).yaml")
+        try "name: bind2-silence\nsteps:\n  - {login: {}, timeout: 3s}\n  - logout\n".write(to: profile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: profile) }
+        let server = try HostileServer.start("bind2-silence", password: Self.modernPassword)
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        try Self.runModern(server, profile: profile.path, tls: "none", login: "sasl2") { status, output, summary, directory in
+            #expect(status == 1, "\(output)")
+            #expect(summary.errors == ["timeout-login": UInt64(Self.sessions)], "\(summary.errors)")
+            #expect(summary.loginFailuresByPhase == ["bind": UInt64(Self.sessions)], "\(String(describing: summary.loginFailuresByPhase))")
+            try Self.expectBounded(summary, output)
+            try Self.expectNoSecrets(output, directory: directory)
+        }
+        #expect(ContinuousClock.now - started < .seconds(45))
+    }
+
+    /// A server that issues a bogus token (plus 100 oversized ones) at every password login and refuses
+    /// every FAST attempt: churned sessions try their token, fall back to the password on the same
+    /// stream (counted, said as `fast-token-rejected`), and none fails; no token reaches any file.
+    @Test(.timeLimit(.minutes(2)))
+    func aBogusTokenFloodFallsBackCountedAndLeaksNoToken() throws {
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-fast-\(UUID().uuidString.prefix(6)).yaml")
+        try "name: fast-flood\nsteps:\n  - login\n  - stay_online\n".write(to: profile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: profile) }
+        let server = try HostileServer.start("fast-flood", password: Self.modernPassword)
+        defer { server.stop() }
+        try Self.runModern(
+            server, profile: profile.path, tls: "none", login: "sasl2", extra: ["--duration", "8s", "--churn", "8/s"]
+        ) { status, output, summary, directory in
+            #expect(status == 0, "\(output)")
+            #expect(summary.sessions.failed == 0 && summary.errors.isEmpty, "\(summary.errors)\n\(output)")
+            let churned = summary.sessions.churned ?? 0
+            #expect(churned >= 10, "\(output)")
+            let rejected = summary.notices?.first { $0.kind == "fast-token-rejected" }
+            #expect((rejected?.count ?? 0) >= 5, "\(String(describing: summary.notices))")
+            let paths = summary.loginPaths ?? [:]
+            #expect(paths["fast"] == nil, "every token was refused: \(paths.keys)")
+            #expect((paths["sasl2-bind2"]?.reconnects ?? 0) >= 5, "the fallback logins")
+            #expect((paths["sasl2-bind2"]?.roundTrips.distribution["3"] ?? 0) >= 5, "header, the refused token, the password")
+            try Self.expectBounded(summary, output)
+            try Self.expectNoSecrets(output, directory: directory, secrets: ["bogus-", String(repeating: "x", count: 64)])
+        }
+        #expect(server.child.output.contains("sasl2-received HT-SHA-256-NONE"), "tokens were tried")
     }
 }

@@ -58,6 +58,19 @@ import XMPPCore
             name: "password attribute", xml: "<iq type='set' id='x1'><query xmlns='urn:example' password='s3cr3t-Passw0rd'/></iq>",
             kept: ["password='[redacted]'"]),
         Row(
+            name: "SASL2 authenticate",
+            xml:
+                "<authenticate xmlns='urn:xmpp:sasl:2' mechanism='PLAIN'><initial-response>AHVzZXIxAHMzY3IzdC1QYXNzdzByZA==</initial-response><user-agent id='d4565fa7-4d72-4749-b3d3-740edbf87770'><software>xmppload</software></user-agent></authenticate>",
+            kept: ["mechanism='PLAIN'", "<initial-response>[redacted]</initial-response>", "<software>xmppload</software>"]),
+        Row(
+            name: "SASL2 SCRAM response", xml: "<response xmlns='urn:xmpp:sasl:2'>Yz1iaXdzLHI9cjEscD1wcm9vZg==</response>",
+            kept: ["<response", "[redacted]"]),
+        Row(
+            name: "SASL2 success with a FAST token",
+            xml:
+                "<success xmlns='urn:xmpp:sasl:2'><additional-data>dj12ZXJpZmllcg==</additional-data><token xmlns='urn:xmpp:fast:0' token='s3cr3t-Passw0rd' expiry='2030-01-01T00:00:00Z'/><authorization-identifier>user1@load.test/r</authorization-identifier></success>",
+            kept: ["token='[redacted]'", "expiry='2030-01-01T00:00:00Z'", "user1@load.test/r"]),
+        Row(
             name: "SASL failure keeps the server's words",
             xml: "<failure xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><not-authorized/><text>wrong s3cr3t-Passw0rd?</text></failure>",
             kept: ["<not-authorized/>"]),
@@ -90,6 +103,8 @@ import XMPPCore
         ("<x:password xmlns:x='urn:x'>s3cr3t-Passw0rd</x:password>", "s3cr3t"),
         ("<join room='r' password=\"s3cr3t-Passw0rd\"/>", "s3cr3t"),
         ("<password>s3cr3t-Passw0rd", "s3cr3t"),
+        ("<authenticate xmlns='urn:xmpp:sasl:2' mechanism='PLAIN'><initial-response>AHVzZXIx</initial-response></authenticate>", "AHVzZXIx"),
+        ("<token xmlns='urn:xmpp:fast:0' token='s3cr3t-Passw0rd'/>", "s3cr3t"),
     ])
     func rawTextIsScannedForTheSameSecrets(_ raw: String, _ secret: String) {
         let text = StanzaRedaction.redactedRaw(raw)

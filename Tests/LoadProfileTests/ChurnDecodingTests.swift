@@ -17,6 +17,12 @@ import Testing
         #expect(definition.churn?.perSecond == perSecond)
     }
 
+    @Test(arguments: [("churn: 5/s", 1.0), ("churn: {rate: 5/s, resume: 60%}", 0.6), ("churn: {rate: 5/s, resume: 0%}", 0.0)])
+    func aShareOfChurnedSessionsResumes(line: String, share: Double) throws {
+        let definition = try ProfileLoader.load(yaml: "name: c\n\(line)\nsteps: [login, stay_online]\n", file: "c.yaml")
+        #expect(definition.churn?.resumeShare == share)
+    }
+
     @Test func noKeyNoChurn() throws {
         #expect(try ProfileLoader.load(yaml: "name: c\nsteps: [login]\n", file: "c.yaml").churn == nil)
     }
@@ -28,6 +34,8 @@ import Testing
         ("churn: {rate: fast}", 2, 15, "got 'fast'"),
         ("churn: {rat: 5/s}", 2, 9, "unknown key 'rat' in churn"),
         ("churn: [5/s]", 2, 8, "churn rate must be a single value"),
+        ("churn: {rate: 5/s, resume: 120%}", 2, 28, "churn resume must be a percentage from 0% to 100%, got '120%'"),
+        ("churn: {rate: 5/s, resume: 0.5}", 2, 28, "got '0.5'"),
     ])
     func aBadRateIsReportedWhereItIs(line: String, row: Int, column: Int, message: String) {
         do {

@@ -176,6 +176,7 @@ import XMPPCore
         Row(name: "segment", change: { $0.segment = "3/2" }, problem: "--segment must be i/N with 0 <= i < N, got '3/2'"),
         Row(name: "tls", change: { $0.tls = "ssl" }, problem: "--tls must be starttls, direct or none, got 'ssl'"),
         Row(name: "sasl", change: { $0.sasl = "MD5" }, problem: "--sasl: unknown mechanism 'MD5'"),
+        Row(name: "login", change: { $0.login = "modern" }, problem: "--login must be auto, classic or sasl2, got 'modern'"),
         Row(name: "reconnect", change: { $0.reconnect = -1 }, problem: "--reconnect must be 0...1000000, got -1"),
         Row(
             name: "churn", change: { $0.churn = "often" },

@@ -69,17 +69,19 @@ struct MachineDriver {
     /// `nodes`: the run's server node labels (several: per-node figures), `node` this user's.
     init(
         profile yaml: String, index: Int = 0, slot: Int = 0, seed: UInt64 = 1, nodes: [String] = [], node: ServerNode? = nil,
-        accounts: ClosedRange<Int> = 1...10, runAccounts: ClosedRange<Int>? = nil, generatorKey: UInt32? = nil
+        accounts: ClosedRange<Int> = 1...10, runAccounts: ClosedRange<Int>? = nil, generatorKey: UInt32? = nil,
+        churnResumeShare: Double = 1
     ) throws {
         try self.init(
             definition: try ProfileLoader.load(yaml: yaml, file: "test.yaml"), index: index, slot: slot, seed: seed,
-            nodes: nodes, node: node, accounts: accounts, runAccounts: runAccounts, generatorKey: generatorKey)
+            nodes: nodes, node: node, accounts: accounts, runAccounts: runAccounts, generatorKey: generatorKey,
+            churnResumeShare: churnResumeShare)
     }
 
     init(
         definition: RunDefinition, index: Int = 0, slot: Int = 0, seed: UInt64 = 1, nodes: [String] = [],
         node: ServerNode? = nil, accounts: ClosedRange<Int> = 1...10, runAccounts: ClosedRange<Int>? = nil,
-        generatorKey: UInt32? = nil
+        generatorKey: UInt32? = nil, churnResumeShare: Double = 1
     ) throws {
         var registry = MetricRegistry()
         registry.nodeLabels = nodes
@@ -88,7 +90,7 @@ struct MachineDriver {
         host = TestHost(registry: registry)
         let settings = SessionSettings(
             domain: "load.test", accounts: accounts, runAccounts: runAccounts, password: "secret", runID: "run-1",
-            tlsAvailable: false, metrics: metrics, generatorKey: generatorKey)
+            tlsAvailable: false, metrics: metrics, generatorKey: generatorKey, churnResumeShare: churnResumeShare)
         let number = accounts.lowerBound + slot
         let identity = SessionIdentity(
             serial: slot, slot: slot, accountNumber: number, username: "user\(number)",

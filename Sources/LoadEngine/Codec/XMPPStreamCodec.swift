@@ -15,8 +15,9 @@ package enum XMPPStreamEvent {
 
 /// What the session writes through the codec.
 package enum XMPPStreamOutput {
-    /// Our stream header, addressed to `domain`.
-    case header(domain: String)
+    /// Our stream header, addressed to `domain`, from `from` (the user's bare JID where the login
+    /// may use SASL2: `LoginMachine.streamHeaderFrom`; nil: no `from`).
+    case header(domain: String, from: String? = nil)
     /// One element, serialized in the `jabber:client` default namespace.
     case element(XMLElement)
     /// A stamped chat message, written straight from the value.
@@ -178,7 +179,7 @@ package final class XMPPStreamCodec: ChannelDuplexHandler, RemovableChannelHandl
     private func encode(_ output: XMPPStreamOutput, allocator: ByteBufferAllocator, held: Bool) -> ByteBuffer {
         scratch.encode(allocator: allocator, held: held) { bytes in
             switch output {
-            case .header(let domain): Stanza.appendStreamHeader(to: domain, into: &bytes)
+            case .header(let domain, let from): Stanza.appendStreamHeader(to: domain, from: from, into: &bytes)
             case .element(let element): element.serialize(into: &bytes, parentNamespace: XMPPNamespace.client)
             case .message(let message): message.serialize(into: &bytes, parentNamespace: XMPPNamespace.client)
             case .raw(let text): bytes += text.utf8

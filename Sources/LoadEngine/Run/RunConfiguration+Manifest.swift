@@ -19,6 +19,7 @@ extension RunConfiguration {
         settings.variables = recordedExtras.variables
         settings.reconnectAttempts = reconnectAttempts
         settings.churnPerSecond = churnRate
+        settings.churnResumeShare = churnRate != nil && churnResumeShare < 1 ? churnResumeShare : nil
         settings.writeStallSeconds = writeStallTimeout.seconds
         settings.sourceAddresses = sourceAddresses?.description
         settings.metricsHost = metricsHost
@@ -34,6 +35,7 @@ extension RunConfiguration {
         settings.serverEnv = recordedExtras.serverEnv
         settings.overwrite = recordedExtras.overwrite
         settings.plain = recordedExtras.plain
+        settings.login = loginMode?.rawValue
         settings.limits = [
             "max-element-size": xmlLimits.maxElementBytes, "max-buffered": xmlLimits.maxBufferedBytes,
             "max-depth": xmlLimits.maxDepth, "max-attributes": xmlLimits.maxAttributesPerElement,

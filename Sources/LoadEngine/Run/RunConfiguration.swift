@@ -20,6 +20,9 @@ public struct RunConfiguration: Sendable {
     public var insecure: Bool
     /// Forces one SASL mechanism for every login, overriding the profile.
     public var mechanism: SASLMechanism?
+    /// `--login`: the login protocol of every profile (auto: SASL2 where offered; classic; sasl2),
+    /// overriding the profiles' `login: {mode: …}`; nil: the profiles' choice, else auto.
+    public var loginMode: LoginMode?
     /// Where results are written.
     public var outputDirectory: String
     /// The snapshot interval.
@@ -52,6 +55,9 @@ public struct RunConfiguration: Sendable {
     /// `--churn R`: online sessions dropped (and reconnected) per second across the whole run; each
     /// generator of a `--segment` run takes its share. nil: no churn.
     public var churnRate: Double?
+    /// The share (0 … 1) of churned sessions that resume a resumable XEP-0198 stream (the file's
+    /// `churn: {resume: P%}`); the others log in afresh (with a FAST token where they hold one).
+    public var churnResumeShare = 1.0
     /// A session whose socket does not drain for this long ends with `write-stalled` (`--write-stall`).
     public var writeStallTimeout: Duration = .seconds(30)
     /// … or as soon as this many bytes are queued on a socket that does not drain.

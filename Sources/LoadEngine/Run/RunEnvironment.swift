@@ -103,7 +103,6 @@ final class RunEnvironment: Sendable {
             configuration.endpointsFromDNS && endpointSpread != nil && webEndpoints.isEmpty
             ? SRVFallbackOrder(ordered, using: &fallbackGenerator) : nil
         sourceAddresses = configuration.sourceAddresses?.addresses.compactMap { try? SocketAddress(ipAddress: $0, port: 0) } ?? []
-        self.tls = tls
         self.directory = OnlineDirectory(capacity: configuration.accounts.count)
         var registry = MetricRegistry()
         registry.nodeLabels = nodes.map(\.label)
@@ -111,7 +110,7 @@ final class RunEnvironment: Sendable {
         transportMetrics = TransportMetrics(registry: &registry)
         let overrides = SessionScript.Overrides(
             tls: configuration.tls, mechanism: configuration.mechanism,
-            reconnectAttempts: configuration.reconnectAttempts)
+            reconnectAttempts: configuration.reconnectAttempts, mode: configuration.loginMode)
         var webOverrides = overrides
         webOverrides.tls = TLSMode.none
         var scripts: [SessionScript] = []
@@ -128,6 +127,7 @@ final class RunEnvironment: Sendable {
         }
         self.scripts = scripts
         self.webScripts = webScripts
+        self.tls = Self.tls(tls, channelBinding: scripts.contains { $0.login.usesChannelBinding }, configuration)
         self.cumulativeWeights = cumulative
         self.registry = registry
         self.clockOrigin = clockOrigin
@@ -138,7 +138,17 @@ final class RunEnvironment: Sendable {
             password: configuration.password,
             runID: runID, tlsAvailable: tls != nil, metrics: metrics,
             maxSCRAMIterations: configuration.maxSCRAMIterations, generatorKey: configuration.generatorKey, seed: seed,
-            writeStallTimeout: configuration.writeStallTimeout)
+            writeStallTimeout: configuration.writeStallTimeout, churnResumeShare: configuration.churnResumeShare)
+    }
+
+    /// The run's TLS set-up: `given`, or — when a profile's login can bind to the channel (`-PLUS`,
+    /// a bound FAST mechanism: `SessionScript.Login.usesChannelBinding`) — the same set-up with the
+    /// key log that `tls-exporter` needs (`TLSSetup(channelBinding: true)`), so each handshake's
+    /// channel-binding data reaches the login. Without such a profile (`--login classic` with a
+    /// forced non-PLUS `--sasl`, or no TLS) nothing is read.
+    private static func tls(_ given: TLSSetup?, channelBinding: Bool, _ configuration: RunConfiguration) -> TLSSetup? {
+        guard let given, channelBinding, given.exporterSecrets == nil else { return given }
+        return (try? TLSSetup(domain: configuration.domain, insecure: configuration.insecure, channelBinding: true)) ?? given
     }
 
     /// A loop deadline on the session clock.

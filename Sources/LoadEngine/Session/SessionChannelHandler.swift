@@ -98,7 +98,10 @@ final class SessionChannelHandler: ChannelDuplexHandler {
                         tlsVersion: version.flatMap { $0 }.map(TLSServerHello.name),
                         tlsCipher: TLSServerHello.cipherSuite(in: captured)))
             }
-            user.connection(self, sent: .tlsEstablished)
+            // Synchronously, in the handshake's own step: the exporter secret read is the one this
+            // thread's handshake just logged (`TLSExporterSecrets`).
+            let channelBinding = user.loop.environment.tls?.channelBindingData(in: context.pipeline.syncOperations) ?? .none
+            user.connection(self, sent: .tlsEstablished(channelBinding))
             return
         }
         context.fireUserInboundEventTriggered(event)

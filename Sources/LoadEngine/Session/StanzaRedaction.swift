@@ -9,6 +9,9 @@ import XMPPCore
 /// - every SASL element's text (`urn:ietf:params:xml:ns:xmpp-sasl`: `<auth>`, `<response>`,
 ///   `<challenge>`, `<success>`), whatever the mechanism: PLAIN carries the password in base64, SCRAM
 ///   the proof, salt and verifier; `<failure>` keeps its condition and `<text/>` (the server's words);
+/// - SASL2's payloads (`urn:xmpp:sasl:2`: `<initial-response>`, `<response>`, `<challenge>`,
+///   `<additional-data>`), and XEP-0484's FAST token (`<token token=…/>` in `urn:xmpp:fast:0`: the
+///   attribute), so neither a password, a proof nor a token reaches forensics;
 /// - `<password>` in any namespace (XEP-0077 `jabber:iq:register`, XEP-0078 `jabber:iq:auth`, MUC room
 ///   passwords), and XEP-0078's `<digest>`, `<hash>`, `<token>` and `<sequence>`;
 /// - the `<value>`s of a data-form `<field>` whose `var` contains "password" (XEP-0077 forms);
@@ -23,6 +26,9 @@ enum StanzaRedaction {
         switch (element.name, element.namespace) {
         case ("auth", XMPPNamespace.sasl), ("response", XMPPNamespace.sasl), ("challenge", XMPPNamespace.sasl),
             ("success", XMPPNamespace.sasl):
+            return true
+        case ("initial-response", AuthenticationOffer.sasl2Namespace), ("response", AuthenticationOffer.sasl2Namespace),
+            ("challenge", AuthenticationOffer.sasl2Namespace), ("additional-data", AuthenticationOffer.sasl2Namespace):
             return true
         case ("password", _):
             return true
@@ -39,7 +45,10 @@ enum StanzaRedaction {
     /// `element` with every secret replaced by `mask` (see the type's list).
     static func redacted(_ element: XMLElement) -> XMLElement {
         var copy = element
-        copy.attributes = element.attributes.map { $0.name == "password" ? XMLAttribute($0.name, mask) : $0 }
+        let fastToken = element.name == "token" && element.namespace == AuthenticationOffer.fastNamespace
+        copy.attributes = element.attributes.map {
+            $0.name == "password" || (fastToken && $0.name == "token") ? XMLAttribute($0.name, mask) : $0
+        }
         if isSecret(element) {
             copy.children = element.text.isEmpty ? [] : [.text(mask)]
             return copy
@@ -58,17 +67,20 @@ enum StanzaRedaction {
     }
 
     /// Element names whose content a textual scan of `raw` text masks.
-    static let secretNames = ["auth", "response", "challenge", "success", "password", "digest", "hash", "token", "sequence"]
+    static let secretNames = [
+        "auth", "response", "challenge", "success", "password", "digest", "hash", "token", "sequence", "initial-response",
+        "additional-data",
+    ]
 
     /// `text` (a profile's raw XML) with the content of every element named in `secretNames` and the
-    /// value of every `password` attribute replaced by `mask`; a scan, not a parse, so it also works on
-    /// text that is not well-formed.
+    /// value of every `password` and `token` attribute replaced by `mask`; a scan, not a parse, so it
+    /// also works on text that is not well-formed.
     static func redactedRaw(_ text: String) -> String {
         var result = text
         for name in secretNames {
             result = maskContent(of: name, in: result)
         }
-        return maskPasswordAttributes(in: result)
+        return maskAttributes(named: "token=", in: maskAttributes(named: "password=", in: result))
     }
 
     private static func maskContent(of name: String, in text: String) -> String {
@@ -108,10 +120,10 @@ enum StanzaRedaction {
         return nil
     }
 
-    private static func maskPasswordAttributes(in text: String) -> String {
+    private static func maskAttributes(named attribute: String, in text: String) -> String {
         var out = ""
         var rest = Substring(text)
-        while let found = rest.range(of: "password=") {
+        while let found = rest.range(of: attribute) {
             out += rest[..<found.upperBound]
             rest = rest[found.upperBound...]
             guard let quote = rest.first, quote == "'" || quote == "\"" else { continue }

@@ -170,11 +170,11 @@ final class VirtualUser {
                 loop.connector.connect(self, to: target)
             case .openStream:
                 record(.sent, .ourStreamOpen(domain: machine.settings.domain))
-                connection?.write(.header(domain: machine.settings.domain))
+                connection?.write(.header(domain: machine.settings.domain, from: machine.streamHeaderFrom))
             case .restartStream:
                 record(.sent, .ourStreamOpen(domain: machine.settings.domain))
                 connection?.restartStream()
-                connection?.write(.header(domain: machine.settings.domain))
+                connection?.write(.header(domain: machine.settings.domain, from: machine.streamHeaderFrom))
             case .send(let element):
                 record(.sent, .element(element))
                 connection?.write(.element(element))

@@ -115,8 +115,8 @@ final class XMPPWebSocketCodec: ChannelDuplexHandler, StreamRestarting {
         let output = unwrapOutboundIn(data)
         let message = scratch.encode(allocator: context.channel.allocator) { bytes in
             switch output {
-            case .header(let domain):
-                Self.openElement(to: domain).serialize(into: &bytes, parentNamespace: "")
+            case .header(let domain, let from):
+                Self.openElement(to: domain, from: from).serialize(into: &bytes, parentNamespace: "")
             case .element(let element):
                 // Each message declares its namespace (RFC 7395 §3.3.3): no parent namespace.
                 element.serialize(into: &bytes, parentNamespace: "")
@@ -133,7 +133,8 @@ final class XMPPWebSocketCodec: ChannelDuplexHandler, StreamRestarting {
     }
 
     /// `<open xmlns='urn:ietf:params:xml:ns:xmpp-framing' to='DOMAIN' version='1.0'/>`.
-    static func openElement(to domain: String) -> XMLElement {
-        XMLElement("open", namespace: framingNamespace, attributes: ["to": domain, "version": "1.0"])
+    static func openElement(to domain: String, from: String? = nil) -> XMLElement {
+        guard let from else { return XMLElement("open", namespace: framingNamespace, attributes: ["to": domain, "version": "1.0"]) }
+        return XMLElement("open", namespace: framingNamespace, attributes: ["to": domain, "from": from, "version": "1.0"])
     }
 }

@@ -236,25 +236,36 @@ struct ProfileDecoder {
             servers: servers, variables: variables, churn: churn, source: file)
     }
 
-    /// `churn: RATE` or `churn: {rate: RATE}`: sessions dropped (and reconnected) per second across the
-    /// run while the load runs (`ChurnRate`).
+    /// `churn: RATE` or `churn: {rate: RATE, resume: P%}`: sessions dropped (and reconnected) per
+    /// second across the run while the load runs, and the share of them that resume a resumable
+    /// stream (`ChurnRate`).
     mutating func decodeChurn(_ node: Node) -> ChurnRate? {
         var rateNode = node
+        var resumeShare: Double?
         if case .mapping = node {
             guard let map = mapping(node, "churn") else { return nil }
-            checkKeys(map, allowed: ["rate"], "churn")
+            checkKeys(map, allowed: ["rate", "resume"], "churn")
             guard let rate = map["rate"] else {
                 problem(node, "churn needs a rate", hint: "write churn: {rate: 5/s} or churn: 5/s")
                 return nil
             }
             rateNode = rate
+            if let resume = map["resume"], let text = string(resume, "churn resume") {
+                let number = text.hasSuffix("%") ? Double(text.dropLast().trimmingCharacters(in: .whitespaces)) : nil
+                if let number, (0...100).contains(number) {
+                    resumeShare = number / 100
+                } else {
+                    problem(resume, "churn resume must be a percentage from 0% to 100%, got '\(text)'", hint: "write resume: 70%")
+                }
+            }
         }
         guard let text = string(rateNode, "churn rate") else { return nil }
-        guard let rate = ChurnRate(parsing: text) else {
+        guard var rate = ChurnRate(parsing: text) else {
             problem(
                 rateNode, "churn rate must be a positive rate such as 5/s, 300/m or 18000/h (at most 100000/s), got '\(text)'")
             return nil
         }
+        if let resumeShare { rate.resumeShare = resumeShare }
         return rate
     }
 
@@ -346,7 +357,7 @@ struct ProfileDecoder {
         var resourceSet = false
         if case .scalar(let scalar) = node, scalar.string.isEmpty || scalar.string == "~" || scalar.string == "null" { return (options, false) }
         guard let map = mapping(node, "login") else { return (options, false) }
-        checkKeys(map, allowed: ["sasl", "tls", "resource", "register"], "login")
+        checkKeys(map, allowed: ["sasl", "tls", "resource", "register", "mode", "fast"], "login")
         if let value = map["sasl"], let text = string(value, "login.sasl") {
             if let mechanism = SASLMechanism(name: text) {
                 options.mechanism = mechanism
@@ -360,6 +371,10 @@ struct ProfileDecoder {
             resourceSet = true
         }
         if let value = map["register"], let flag = bool(value, "login.register") { options.register = flag }
+        if let value = map["mode"], let text = oneOf(value, "login.mode", LoginMode.allCases.map(\.rawValue)) {
+            options.mode = LoginMode(rawValue: text)
+        }
+        if let value = map["fast"], let flag = bool(value, "login.fast") { options.fast = flag }
         return (options, resourceSet)
     }
 

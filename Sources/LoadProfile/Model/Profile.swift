@@ -59,22 +59,30 @@ public struct LoginOptions: Sendable, Equatable {
     public var resource: Template
     /// Register the account with XEP-0077 before logging in.
     public var register: Bool
+    /// The login protocol (`mode: auto|classic|sasl2`); nil: the command line's `--login`, else auto.
+    public var mode: LoginMode?
+    /// Ask for XEP-0484 FAST tokens where SASL2 offers FAST and use them on the session's next
+    /// connections (`fast: false` turns it off); nil: on.
+    public var fast: Bool?
 
     public init(
         mechanism: SASLMechanism? = nil, tls: TLSMode? = nil, resource: Template = Template(literal: "xmppload"),
-        register: Bool = false
+        register: Bool = false, mode: LoginMode? = nil, fast: Bool? = nil
     ) {
         self.mechanism = mechanism
         self.tls = tls
         self.resource = resource
         self.register = register
+        self.mode = mode
+        self.fast = fast
     }
 
     /// `self` with unset fields taken from `defaults`.
     public func merged(over defaults: LoginOptions, resourceSet: Bool) -> LoginOptions {
         LoginOptions(
             mechanism: mechanism ?? defaults.mechanism, tls: tls ?? defaults.tls,
-            resource: resourceSet ? resource : defaults.resource, register: register || defaults.register)
+            resource: resourceSet ? resource : defaults.resource, register: register || defaults.register,
+            mode: mode ?? defaults.mode, fast: fast ?? defaults.fast)
     }
 }
 

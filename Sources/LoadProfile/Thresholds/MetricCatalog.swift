@@ -4,7 +4,8 @@ import XMPPCore
 /// The latency metrics a run can record, so a threshold naming one that cannot exist
 /// (`logn.p99`) is a usage error when it is parsed, not a rule judged `no-data` at the end.
 ///
-/// A run records the engine's fixed metrics (`login`, every login phase, `message`, `muc.message`,
+/// A run records the engine's fixed metrics (`login`, every login phase, every login path
+/// (`login.path.fast`, …), `message`, `muc.message`,
 /// `logout`, `reconnect.login`, `keepalive.ping`, `pep.notify`, the web transports' `login.ws_upgrade`,
 /// `bosh.request` and `bosh.poll`) and one metric per step name of its profiles (`roster.get`,
 /// `ping`, `muc.join`, …), nested steps included.
@@ -14,7 +15,7 @@ public struct MetricCatalog: Sendable, Equatable {
 
     /// The metrics the engine records whatever the profile says.
     public static let fixed: [String] =
-        ["login"] + LoginPhase.allCases.map(\.metricName)
+        ["login"] + LoginPhase.allCases.map(\.metricName) + LoginPath.allCases.map(\.metricName)
         + ["message", "muc.message", "logout", "reconnect.login", "keepalive.ping", "pep.notify", "login.ws_upgrade", "bosh.request", "bosh.poll"]
 
     public init(names: some Sequence<String>) {

@@ -34,6 +34,9 @@ public struct RunSettings: Codable, Sendable, Equatable {
     public var reconnectAttempts: Int?
     /// Churn in sessions per second across the whole run (`--churn` or the file's `churn:`; nil: none).
     public var churnPerSecond: Double?
+    /// The share of churned sessions that resume a resumable stream (`churn: {resume: P%}`), when
+    /// below 1 (nil: all of them); added with issue 40.
+    public var churnResumeShare: Double?
     /// `--write-stall`, seconds.
     public var writeStallSeconds: Double?
     /// `--source` addresses (nil: the kernel chooses).
@@ -66,6 +69,8 @@ public struct RunSettings: Codable, Sendable, Equatable {
     /// `--overwrite`, `--plain`.
     public var overwrite: Bool?
     public var plain: Bool?
+    /// `--login` (`auto`, `classic`, `sasl2`), or nil: the profiles' choice; added with issue 40.
+    public var login: String?
     /// `--label` and `--tag`s are in the manifest's own `label` and `tags`.
 
     enum CodingKeys: String, CodingKey {
@@ -84,6 +89,7 @@ public struct RunSettings: Codable, Sendable, Equatable {
         case variables = "vars"
         case reconnectAttempts = "reconnect"
         case churnPerSecond = "churn_per_s"
+        case churnResumeShare = "churn_resume_share"
         case writeStallSeconds = "write_stall_s"
         case sourceAddresses = "source"
         case metricsHost = "metrics_host"
@@ -97,6 +103,7 @@ public struct RunSettings: Codable, Sendable, Equatable {
         case dns, limits, overwrite, plain
         case passwordSource = "password_source"
         case serverEnv = "server_env"
+        case login
     }
 
     public init(

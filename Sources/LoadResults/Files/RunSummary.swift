@@ -187,6 +187,9 @@ public struct RunSummary: Codable, Sendable, Equatable {
     /// Changes made through `--control-port` while the run went (`ControlEvent`), in time order;
     /// absent when nobody steered the run.
     public var controlEvents: [ControlEvent]?
+    /// Logins per login path (`classic`, `sasl2`, `sasl2-bind2`, `fast`, `resumed`): count,
+    /// reconnects, round trips, latency (`LoginPathSummary`); absent when no login was measured by path.
+    public var loginPaths: [String: LoginPathSummary]?
 
     enum CodingKeys: String, CodingKey {
         case runID = "run_id"
@@ -210,6 +213,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
         case controlEvents = "control_events"
         case loginFailuresByPhase = "login_failures_by_phase"
         case loginFailures = "login_failures"
+        case loginPaths = "login_paths"
     }
 
     /// Builds the summary from the run's accumulated snapshot and its intervals. `descriptorLimits`
@@ -265,6 +269,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
         errorExamples = total.errorExamples
         loginFailures = total.loginFailures
         loginFailuresByPhase = total.loginFailures.map(LoginFailures.byPhase)
+        loginPaths = LoginPathSummary.paths(in: total)
         generator = Generator(
             cpuSeconds: healths.reduce(0) { $0 + $1.cpuSeconds },
             peakRSSBytes: healths.map { max($0.rssBytes, $0.peakRSSBytes ?? 0) }.max() ?? 0,

@@ -9,6 +9,8 @@ extension ServerFacts {
         features = features ?? other.features
         streamFeatures = streamFeatures ?? other.streamFeatures
         saslMechanism = saslMechanism ?? other.saslMechanism
+        saslChannelBinding = saslChannelBinding ?? other.saslChannelBinding
+        loginPath = loginPath ?? other.loginPath
         tlsVersion = tlsVersion ?? other.tlsVersion
         tlsCipher = tlsCipher ?? other.tlsCipher
     }

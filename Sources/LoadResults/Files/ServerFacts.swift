@@ -18,8 +18,13 @@ public struct ServerFacts: Codable, Sendable, Equatable {
     public var features: [String]?
     /// The stream features offered (after TLS and after SASL: each element's name and namespace).
     public var streamFeatures: [StreamFeature]?
-    /// The SASL mechanism the login used, e.g. "SCRAM-SHA-1".
+    /// The SASL mechanism the login used, e.g. "SCRAM-SHA-1", "SCRAM-SHA-256-PLUS", "HT-SHA-256-EXPR".
     public var saslMechanism: String?
+    /// The channel binding that mechanism was bound to (`tls-exporter`, `tls-server-end-point`); nil
+    /// when none.
+    public var saslChannelBinding: String?
+    /// The path the probing session's first login took (`classic`, `sasl2`, `sasl2-bind2`, `fast`).
+    public var loginPath: String?
     /// The TLS protocol version negotiated, e.g. "TLSv1.3" (nil: no TLS).
     public var tlsVersion: String?
     /// The TLS cipher suite negotiated, e.g. "TLS_AES_128_GCM_SHA256" (nil: no TLS).
@@ -54,6 +59,8 @@ public struct ServerFacts: Codable, Sendable, Equatable {
         case identities, features
         case streamFeatures = "stream_features"
         case saslMechanism = "sasl_mechanism"
+        case saslChannelBinding = "sasl_channel_binding"
+        case loginPath = "login_path"
         case tlsVersion = "tls_version"
         case tlsCipher = "tls_cipher"
     }
@@ -61,8 +68,11 @@ public struct ServerFacts: Codable, Sendable, Equatable {
     public init(
         softwareName: String? = nil, softwareVersion: String? = nil, operatingSystem: String? = nil,
         identities: [Identity]? = nil, features: [String]? = nil, streamFeatures: [StreamFeature]? = nil,
-        saslMechanism: String? = nil, tlsVersion: String? = nil, tlsCipher: String? = nil
+        saslMechanism: String? = nil, tlsVersion: String? = nil, tlsCipher: String? = nil,
+        saslChannelBinding: String? = nil, loginPath: String? = nil
     ) {
+        self.saslChannelBinding = saslChannelBinding
+        self.loginPath = loginPath
         self.softwareName = softwareName
         self.softwareVersion = softwareVersion
         self.operatingSystem = operatingSystem

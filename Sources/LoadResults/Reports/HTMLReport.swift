@@ -39,6 +39,7 @@ public enum HTMLReport {
                 + notices.map { "<li><b>\(esc($0.kind))</b> ×\($0.count): \(esc($0.text))</li>" }.joined() + "</ul></div>"
         }
         body += tables(summary)
+        body += loginPathsSection(summary.loginPaths)
         body += loginFailuresSection(summary)
         body += nodesSection(summary.nodes)
         body += forensicsSection(results.total.forensics)
@@ -154,7 +155,8 @@ public enum HTMLReport {
         }
         html +=
             "</div><h2>Latency (ms)</h2><table><tr><th>metric</th><th>count</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>service p99</th></tr>"
-        for name in TextReport.orderedMetrics(Array(summary.latencyMilliseconds.keys)) {
+        // Per-path logins have their own table (`loginPathsSection`).
+        for name in TextReport.orderedMetrics(Array(summary.latencyMilliseconds.keys)) where !name.hasPrefix(LoginPathSummary.metricPrefix) {
             guard let p = summary.latencyMilliseconds[name] else { continue }
             let service = summary.serviceLatencyMilliseconds[name].map { TextReport.formatMs($0.p99) } ?? ""
             html +=

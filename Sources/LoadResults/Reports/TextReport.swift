@@ -38,7 +38,8 @@ public enum TextReport {
             pad("metric", 22) + pad("count", 9, right: true) + pad("p50", 11, right: true) + pad("p90", 11, right: true)
                 + pad("p99", 11, right: true) + pad("p99.9", 11, right: true) + pad("max", 11, right: true) + "   service p99")
         let ordered = orderedMetrics(Array(summary.latencyMilliseconds.keys))
-        for name in ordered {
+        // Per-path logins have their own table (below).
+        for name in ordered where !name.hasPrefix(LoginPathSummary.metricPrefix) {
             guard let p = summary.latencyMilliseconds[name] else { continue }
             let service = summary.serviceLatencyMilliseconds[name].map { "[\(formatMs($0.p99))]" } ?? ""
             let label = name.hasPrefix("login.") ? "  " + name : name
@@ -47,6 +48,7 @@ public enum TextReport {
                     + pad(formatMs(p.p90), 11, right: true) + pad(formatMs(p.p99), 11, right: true)
                     + pad(formatMs(p.p999), 11, right: true) + pad(formatMs(p.max), 11, right: true) + "   " + service)
         }
+        out += renderLoginPaths(summary.loginPaths)
         if !summary.rooms.isEmpty {
             let fanout = summary.rooms.values
             let expected = fanout.reduce(0) { $0 + $1.expected }

@@ -26,6 +26,8 @@ public struct RunOptions: Sendable, Equatable {
     public var tls: String?
     public var insecure = false
     public var sasl: String?
+    /// `--login auto|classic|sasl2` (nil: the profiles' choice, else auto).
+    public var login: String?
     // The engine and results.
     public var seed: UInt64?
     public var segment: String?

@@ -104,6 +104,11 @@ public struct RunOptionsResolver: Sendable {
         }
         let mechanism = options.sasl.flatMap(SASLMechanism.init(name:))
         if let sasl = options.sasl, mechanism == nil { problems.append("--sasl: unknown mechanism '\(sasl)'") }
+        let loginMode = options.login.flatMap { text in
+            let mode = LoginMode(rawValue: text)
+            if mode == nil { problems.append("--login must be auto, classic or sasl2, got '\(text)'") }
+            return mode
+        }
         if let reconnect = options.reconnect, !(0...1_000_000).contains(reconnect) {
             problems.append("--reconnect must be 0...1000000, got \(reconnect)")
         }
@@ -156,7 +161,10 @@ public struct RunOptionsResolver: Sendable {
         configuration.label = options.label
         configuration.tags = tags
         configuration.reconnectAttempts = options.reconnect
+        configuration.loginMode = loginMode
         configuration.churnRate = churnRate
+        // `--churn` replaces the rate; the file's `resume:` share stays.
+        configuration.churnResumeShare = definition.churn?.resumeShare ?? 1
         configuration.writeStallTimeout = writeStall
         configuration.endpointRefresh = resolveEvery > .zero ? resolveEvery : nil
         configuration.metricsHost = options.metricsHost

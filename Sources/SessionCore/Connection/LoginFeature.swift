@@ -11,12 +11,19 @@ import XMPPCore
 ///
 /// Timing: a login's corrected latency counts from when it was due (the arrival's intended start, or
 /// a reconnect's back-off end), its service latency from the connect; phases are summed per phase
-/// and recorded once the login succeeded (or, when it failed, those it completed).
+/// and recorded once the login succeeded (or, when it failed, those it completed), and the login
+/// again under the path it took (`LoginPathMetrics`: classic, sasl2, sasl2-bind2, fast, resumed).
+///
+/// The modern login (issue 40): the login machine uses SASL2 where the profile's mode allows it
+/// and the server offers it, with the session's user-agent id (`UserAgentID`, derived, never
+/// stored), Bind2 with inline stream management when the profile asks for it (the grant goes to
+/// `StreamManagementFeature` through `LoginResult`), carbons when the profile enables them, and
+/// the stream's resumption inline. FAST: the first password login asks for a token; the token lives
+/// in a box (`FASTTokenHolder`) made when a server issued one, is used by the next connections,
+/// replaced when the server rotates it and dropped (counted) when the server refuses it.
 struct LoginFeature {
     /// The login in progress (nil when not logging in).
     private(set) var progress: LoginProgress?
-    /// A login is timed: from the connect until logged in (its timeout runs).
-    private var timing = false
     /// The full JID the server bound (nil while not logged in).
     private(set) var boundJID: String?
     /// The resource asked for at bind (rendered once per session, at its first connect).
@@ -24,6 +31,10 @@ struct LoginFeature {
     /// When the current login was due and when its connect began.
     private var loginIntended: SessionInstant
     private var connectStart: SessionInstant
+    /// The FAST token for the next connections (nil until a server issued one).
+    private var fast: FASTTokenHolder?
+    /// A login is timed: from the connect until logged in (its timeout runs).
+    private var timing = false
     /// The account was registered on a stream now closed; the next connection authenticates.
     private(set) var awaitsFreshConnection = false
 
@@ -78,12 +89,23 @@ struct LoginFeature {
     }
 
     private func configuration(register: Bool, resume: XMLElement?, _ s: SessionShared) -> LoginMachine.Configuration {
+        let login = s.script.login
         var configuration = LoginMachine.Configuration(
             domain: s.settings.domain, username: s.identity.username, password: s.settings.password, resource: resource,
-            tls: s.script.login.tls, mechanism: s.script.login.mechanism, register: register)
+            tls: login.tls, mechanism: login.mechanism, register: register)
         configuration.deriveKeysElsewhere = true
         configuration.resume = resume
         configuration.maxSCRAMIterations = s.settings.maxSCRAMIterations
+        configuration.mode = login.mode
+        guard login.mode != .classic else { return configuration }
+        configuration.userAgentID = UserAgentID.derive(seed: s.settings.seed, serial: s.identity.serial)
+        if let sm = s.script.streamManagement {
+            configuration.inlineStreamManagement = true
+            configuration.inlineStreamManagementResume = sm.resume
+        }
+        configuration.enableCarbons = login.carbons
+        configuration.requestFASTToken = login.fast
+        configuration.fastToken = login.fast ? fast?.token : nil
         return configuration
     }
 
@@ -120,20 +142,31 @@ struct LoginFeature {
                 awaitsFreshConnection = true
                 return .freshConnection
             case .loggedIn(let jid):
+                let outcome = progress.machine.outcome
+                if let outcome { takeToken(outcome, &s) }
                 if let probe {
                     s.actions.append(
-                        .learned(ServerFacts(streamFeatures: probe.offeredFeatures, saslMechanism: progress.machine.chosenMechanism?.name)))
+                        .learned(
+                            ServerFacts(
+                                streamFeatures: probe.offeredFeatures,
+                                saslMechanism: outcome?.mechanism ?? progress.machine.chosenMechanism?.name,
+                                saslChannelBinding: outcome?.channelBinding?.name, loginPath: outcome?.path.rawValue)))
                 }
                 boundJID = jid
                 return .loggedIn(
                     LoginResult(
                         jid: jid, offersStreamManagement: progress.machine.offersStreamManagement,
-                        offersClientState: progress.machine.offersClientState))
-            case .resumed(let element): return .resumed(element)
+                        offersClientState: progress.machine.offersClientState, inlineStreamManagement: outcome?.streamManagement,
+                        carbonsEnabled: outcome?.carbonsEnabled ?? false))
+            case .resumed(let element):
+                if let outcome = progress.machine.outcome { takeToken(outcome, &s) }
+                return .resumed(element)
             case .resumeFailed:
                 boundJID = nil
                 resumeRefused = true
-            case .fail(let error): return .failed(.login(error))
+            case .fail(let error):
+                if progress.machine.fastTokenRejected != nil { refuseToken(&s) }
+                return .failed(.login(error))
             case .deriveKey(let request):
                 // PBKDF2 (up to the iteration cap) runs on a worker thread, never on the event loop.
                 s.actions.append(.deriveKey(request))
@@ -142,12 +175,34 @@ struct LoginFeature {
         return resumeRefused ? .resumeFailed : nil
     }
 
+    /// What the server said about FAST in a login that ended well: a new or rotated token replaces
+    /// the one held; a refused one (the login fell back to the password) is dropped and counted.
+    private mutating func takeToken(_ outcome: LoginOutcome, _ s: inout SessionShared) {
+        if outcome.fastTokenRejected != nil { refuseToken(&s) }
+        guard let token = outcome.newFASTToken else { return }
+        s.count(s.settings.metrics.loginPaths.fastTokensIssued)
+        if let fast { fast.token = token } else { fast = FASTTokenHolder(token: token) }
+    }
+
+    /// The server refused the FAST token: drop it, count the fallback to the password.
+    private mutating func refuseToken(_ s: inout SessionShared) {
+        guard fast != nil else { return }
+        fast = nil
+        s.count(s.settings.metrics.loginPaths.fastTokenFallbacks)
+    }
+
+    /// Whether the session holds a FAST token for its next connection.
+    var holdsFASTToken: Bool { fast != nil }
+
     /// The login succeeded (`reconnected`: it was a reconnect's): records its phases, `login` (also for
-    /// `node`) and `reconnect.login`; the login box goes and the timeout with it.
+    /// `node`), `reconnect.login` and the login under its path; the login box goes and the timeout with it.
     mutating func finished(reconnected: Bool, node: ServerNode?, _ s: inout SessionShared) {
         if let progress {
             progress.enter(nil, now: s.now)
             progress.appendPhases(s.settings.metrics, node: node, to: &s.actions)
+            if let outcome = progress.machine.outcome {
+                s.settings.metrics.loginPaths.record(outcome, reconnected: reconnected, intended: loginIntended, connectStart: connectStart, &s)
+            }
         }
         s.recordLatency(s.settings.metrics.login, from: loginIntended, serviceFrom: connectStart, node: node)
         if reconnected { s.recordLatency(s.settings.metrics.reconnectLogin, from: loginIntended, serviceFrom: connectStart) }
@@ -197,4 +252,9 @@ struct LoginResult: Equatable {
     var offersStreamManagement: Bool
     /// The features after authentication offered XEP-0352 client state indication.
     var offersClientState: Bool
+    /// Bind2's answer to the XEP-0198 `<enable/>` it carried (nil: none was carried; then a classic
+    /// `<enable/>` follows where offered).
+    var inlineStreamManagement: InlineStreamManagement? = nil
+    /// Message carbons were enabled inline with Bind2.
+    var carbonsEnabled = false
 }

@@ -31,6 +31,16 @@ struct ReconnectFeature {
         wake = s.now + s.script.reconnect.delay(attempt: tries, using: &jitter)
     }
 
+    /// Whether this churn keeps the stream for resumption: drawn against `share` from the same seeded
+    /// stream as the back-offs (1: always, 0: never, without a draw).
+    mutating func churnResumes(share: Double, _ s: SessionShared) -> Bool {
+        if share >= 1 { return true }
+        if share <= 0 { return false }
+        var generator = SeededGenerator(seed: s.settings.seed ^ 0x0C4E_2A11_0000_0000, stream: UInt64(s.identity.serial) << 20 | UInt64(draws))
+        draws &+= 1
+        return Double.random(in: 0..<1, using: &generator) < share
+    }
+
     /// One more reconnect in a row; returns its number (for the back-off).
     mutating func nextAttempt() -> Int {
         attempt += 1

@@ -33,8 +33,23 @@ final class StreamManagementFeature {
 
     /// After a fresh login: a feature when the profile asks and the server offers it (and the
     /// `<enable/>` goes out); asked for but not offered is counted (`sm_not_offered`), never silent.
-    static func enable(offered: Bool, _ s: inout SessionShared) -> StreamManagementFeature? {
+    /// With `inline` (Bind2 carried the `<enable/>`, XEP-0386) the server's answer is taken as if it
+    /// had answered an `<enable/>` sent right after binding: a grant makes the feature (nothing is
+    /// sent), a refusal is counted as the classic `<failed/>` is; no answer falls back to the classic
+    /// `<enable/>` where the features offer it.
+    static func enable(offered: Bool, inline: InlineStreamManagement? = nil, _ s: inout SessionShared) -> StreamManagementFeature? {
         guard let settings = s.script.streamManagement else { return nil }
+        switch inline {
+        case .enabled(_, let grant):
+            let feature = StreamManagementFeature()
+            feature.state.enabled(grant)
+            return feature
+        case .failed(let condition):
+            s.record(.error(kind: SessionNotice.streamManagementRefused(condition: condition).kind))
+            return nil
+        case .unanswered, nil:
+            break
+        }
         guard offered else {
             s.count(.streamManagementNotOffered)
             return nil

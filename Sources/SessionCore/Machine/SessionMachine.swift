@@ -78,6 +78,10 @@ public struct SessionMachine {
     public var isRunning: Bool { connection.isRunning }
     /// The login phase the session is in now; nil when not logging in.
     public var loginPhase: LoginPhase? { connection.phase(login: login.phase) }
+    /// The `from` of the stream header the login asks for now (`.openStream`, `.restartStream`): the
+    /// user's bare JID where SASL2 may be used (servers offer it only to a header that names the
+    /// user), nil otherwise (`LoginMachine.streamHeaderFrom`).
+    public var streamHeaderFrom: String? { login.progress?.machine.streamHeaderFrom }
 
     /// This session asks the server about itself once (XEP-0092, disco#info, XEP-0202) and reports
     /// what its login saw (stream features, SASL mechanism) for the run's manifest: one per run.
@@ -134,7 +138,8 @@ public struct SessionMachine {
         case .connected: connected()
         case .connectFailed(let failure):
             if !connection.fallBack(after: failure, &shared) { end(.connection(failure)) }
-        case .tlsEstablished: loginOutcome(login.handle(probe: probe, &shared) { $0.tlsEstablished() })
+        case .tlsEstablished(let channelBinding):
+            loginOutcome(login.handle(probe: probe, &shared) { $0.tlsEstablished(channelBinding: channelBinding) })
         case .keyDerived(let result): loginOutcome(login.handle(probe: probe, &shared) { $0.keyDerived(result) })
         case .received(let element): received(element)
         case .streamClosed: streamClosed()
@@ -230,8 +235,10 @@ public struct SessionMachine {
         connection.loggedIn(&shared)
         keepAlive.forget()
         keepAlive.arm(shared.script.keepAlive, now: shared.now)
-        streamManagement = StreamManagementFeature.enable(offered: result.offersStreamManagement, &shared)
+        streamManagement = StreamManagementFeature.enable(offered: result.offersStreamManagement, inline: result.inlineStreamManagement, &shared)
         streamManagement?.queueFrom(shared.actions.count)
+        // A fresh login: nothing of a lost stream's features holds; then each learns this login's offers.
+        for made in requests?.made ?? [] { made.feature.forget() }
         if shared.script.usesRequestFeatures {
             let features = requests ?? RequestFeatureSet()
             requests = features
@@ -240,13 +247,12 @@ public struct SessionMachine {
             }
         }
         if let probe { for query in probe.queries(domain: shared.settings.domain, now: shared.now) { shared.send(query) } }
-        // A fresh login: nothing of a lost stream's program holds; run from the first step.
+        // Nothing of a lost stream's program holds; run from the first step.
         program.begin(shared)
         presence.forget()
         roster.forget()
         query.forget()
         muc.forget()
-        for made in requests?.made ?? [] { made.feature.forget() }
         runProgram()
     }
 
@@ -557,11 +563,20 @@ public struct SessionMachine {
     }
 
     /// Deliberate churn: a running session closes its connection and comes back as after a drop
-    /// (first back-off of its policy, or of the default one), counted as churned, not as an error.
+    /// (first back-off of its policy, or of the default one), counted as churned, not as an error:
+    /// a session whose server granted XEP-0198 resumption (and whose profile resumes) resumes the
+    /// stream, as a phone whose network dropped does — unless the run's churn resumes only a share
+    /// of them (`churn: {resume: P%}`) and this one is drawn to come back as a restarted app; any
+    /// other logs in afresh (with its FAST token where it holds one).
     private mutating func churn() {
         guard connection.isRunning, !isStopping else { return }
         shared.count(.sessionsChurned)
         reconnect.churned()
+        if let session = streamManagement, shared.script.streamManagement?.resume == true, session.state.canResume,
+            reconnect.churnResumes(share: shared.settings.churnResumeShare, shared)
+        {
+            return leaveConnection(after: nil, attempt: session.suspend())
+        }
         forgetStream()
         scheduleReconnect(after: nil)
     }

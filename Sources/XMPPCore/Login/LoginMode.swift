@@ -1,4 +1,4 @@
-/// Which login protocol a session may use (`--login`, the profile's `login: {protocol: …}`).
+/// Which login protocol a session may use (`--login`, the profile's `login: {mode: …}`).
 /// Raw values are the spellings users write.
 public enum LoginMode: String, Sendable, Equatable, CaseIterable {
     /// SASL2 (XEP-0388, with Bind2 and FAST where offered) when the server offers it, else the

@@ -11,4 +11,7 @@ public enum LoginPath: String, Sendable, Equatable, CaseIterable {
     case fast
     /// An XEP-0198 resumption, classic (`<resume/>` after SASL) or inline in SASL2: nothing was bound.
     case resumed
+
+    /// The latency metric of logins that took this path: `login.path.<rawValue>`.
+    public var metricName: String { "login.path.\(rawValue)" }
 }
