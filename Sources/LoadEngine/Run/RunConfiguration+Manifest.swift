@@ -34,6 +34,7 @@ extension RunConfiguration {
         settings.serverEnv = recordedExtras.serverEnv
         settings.overwrite = recordedExtras.overwrite
         settings.plain = recordedExtras.plain
+        settings.monitors = monitors.isEmpty ? nil : monitors.map(\.spec)
         settings.limits = [
             "max-element-size": xmlLimits.maxElementBytes, "max-buffered": xmlLimits.maxBufferedBytes,
             "max-depth": xmlLimits.maxDepth, "max-attributes": xmlLimits.maxAttributesPerElement,

@@ -67,6 +67,9 @@ public struct RunSettings: Codable, Sendable, Equatable {
     public var overwrite: Bool?
     public var plain: Bool?
     /// `--label` and `--tag`s are in the manifest's own `label` and `tags`.
+    /// `--monitor` values as given (nil: none). Not a setting that changes the load: `compare` does
+    /// not refuse runs that watched the server differently.
+    public var monitors: [String]?
 
     enum CodingKeys: String, CodingKey {
         case host, port, domain, accounts
@@ -97,6 +100,7 @@ public struct RunSettings: Codable, Sendable, Equatable {
         case dns, limits, overwrite, plain
         case passwordSource = "password_source"
         case serverEnv = "server_env"
+        case monitors
     }
 
     public init(
