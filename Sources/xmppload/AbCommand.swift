@@ -48,6 +48,19 @@ struct AbCommand: AsyncParsableCommand {
         help: ArgumentHelp("The candidate's server (repeat for a cluster), as run's --server.", valueName: "HOST:PORT|URL"))
     var candidateServer: [String] = []
 
+    @Option(
+        name: .customLong("baseline-monitor"),
+        help: ArgumentHelp(
+            "Watch the baseline's server during its runs, as run's --monitor (repeatable); its costs (CPU per login, memory per session) are judged with the client metrics.",
+            valueName: "[LABEL=]process:PID|prometheus:URL"))
+    var baselineMonitor: [String] = []
+
+    @Option(
+        name: .customLong("candidate-monitor"),
+        help: ArgumentHelp(
+            "Watch the candidate's server during its runs, as run's --monitor (repeatable).", valueName: "[LABEL=]process:PID|prometheus:URL"))
+    var candidateMonitor: [String] = []
+
     @Option(help: "Rounds (each runs the plan once against each server); 3 or more for a verdict.")
     var rounds: Int = 3
 
@@ -84,6 +97,9 @@ struct AbCommand: AsyncParsableCommand {
         if runFlags.first(where: { $0 == "--password" }) != nil, passThrough.password == nil {
             problems.append("--password needs a value")
         }
+        for (flag, specs) in [("--baseline-monitor", baselineMonitor), ("--candidate-monitor", candidateMonitor)] {
+            problems += MonitorSource.parseAll(specs).problems.map { "\(flag): \($0.description)" }
+        }
         problems += judging.problems()
         guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "\n")) }
     }
@@ -114,8 +130,9 @@ struct AbCommand: AsyncParsableCommand {
     /// The comparison's runs (`ABPlan`): round k baseline first when k is odd.
     var plan: ABPlan {
         ABPlan(
-            rounds: rounds, baseline: ABPlan.Side(role: "baseline", label: baselineLabel, servers: baselineServer),
-            candidate: ABPlan.Side(role: "candidate", label: candidateLabel, servers: candidateServer), out: out)
+            rounds: rounds, baseline: ABPlan.Side(role: "baseline", label: baselineLabel, servers: baselineServer, monitors: baselineMonitor),
+            candidate: ABPlan.Side(role: "candidate", label: candidateLabel, servers: candidateServer, monitors: candidateMonitor),
+            out: out)
     }
 
     func run() async throws {

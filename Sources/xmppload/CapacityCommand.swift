@@ -125,6 +125,7 @@ struct CapacityCommand: AsyncParsableCommand {
         Console.print("")
         Console.print(result.table(), terminator: "")
         Console.print(result.headline)
+        if let kneeLine = result.kneeLine { Console.print(kneeLine) }
         for note in result.notes { Console.print("note: \(note)") }
         Console.print("results: \(output.path) (summary.json, intervals.jsonl, report.html, steps/)")
         if runner.interrupted { throw ExitCode(ExitStatus.interrupted.rawValue) }

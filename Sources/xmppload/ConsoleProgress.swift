@@ -34,7 +34,9 @@ final class ConsoleProgress: RunSink {
     func intervalEnded(_ interval: IntervalEnd) {
         let elapsed = interval.elapsed
         let planned = interval.planned
-        let line = ProgressLine.render(interval: interval.snapshot, elapsed: elapsed.seconds, planned: planned?.seconds)
+        var line = ProgressLine.render(interval: interval.snapshot, elapsed: elapsed.seconds, planned: planned?.seconds)
+        // The server beside the load (`--monitor`): the latest monitor interval.
+        if let monitored = interval.monitor.last.map(ProgressLine.monitorText), !monitored.isEmpty { line += "  | " + monitored }
         if interactive {
             let bar = planned.map { Self.bar(fraction: elapsed.seconds / max($0.seconds, 0.001)) + " " } ?? ""
             Console.print("\r\u{1B}[2K" + bar + line, terminator: "")
@@ -59,6 +61,8 @@ final class ConsoleProgress: RunSink {
             FileHandle.standardError.write(Data("xmppload: threshold failed: \(failed.line) — stopping (--abort-on-fail)\n".utf8))
         case .stopRuleFired(let reason):
             Console.print((interactive ? "\n" : "") + "stopping: \(reason)")
+        case .monitorWarning(let warning):
+            FileHandle.standardError.write(Data(((interactive ? "\n" : "") + "xmppload: warning: \(warning)\n").utf8))
         case .controlChanged:
             // intervals.jsonl records it; `xmppload control … status` shows the load now.
             break

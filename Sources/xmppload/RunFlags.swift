@@ -136,6 +136,12 @@ struct RunFlags: ParsableArguments {
     @Option(help: ArgumentHelp("A free key=value recorded in the manifest (e.g. build=4.9.2, gc=g1); repeatable.", valueName: "key=value"))
     var tag: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Watch the server beside the load, every interval: a local process by PID or name (/proc: CPU, memory, threads, descriptors) or a Prometheus/OpenMetrics endpoint (keep=SERIES,… chooses series); repeatable. Gives summary.json's monitors, server_costs and limited_by (docs/MONITORING.md).",
+            valueName: "[LABEL=]process:PID|process:NAME|prometheus:URL"))
+    var monitor: [String] = []
+
     @OptionGroup(title: "Limits on what a session accepts from the server")
     var hardening: HardeningOptions
 }
@@ -178,6 +184,7 @@ extension RunFlags {
         options.label = label
         options.tags = tag
         options.limits = hardening.values
+        options.monitors = monitor
         options.sessions = load.sessions
         options.ramp = load.ramp
         options.rate = load.rate

@@ -20,6 +20,12 @@ struct LocalServer: Sendable {
     /// The BOSH endpoint over TLS (`https://127.0.0.1:P/http-bind`, self-signed certificate), from
     /// `XMPPLOAD_BOSH_HTTPS_URL`.
     let secureBOSHURL: String
+    /// The Prosody process's id (`XMPPLOAD_PID`), for `--monitor process:PID`.
+    var pid: Int32? = nil
+    /// `mod_http_openmetrics`'s URL (`XMPPLOAD_OPENMETRICS_URL`, with `up --openmetrics`), else nil.
+    var openMetricsURL: String? = nil
+    /// `--monitor` for this server's process: `prosody=process:PID`.
+    var processMonitor: String { "prosody=process:\(pid ?? 0)" }
     /// The server's self-signed certificate (PEM), made by `up` in the server's directory.
     var certificatePath: String { "\(directory)/certs/\(domain).crt" }
 
@@ -55,7 +61,9 @@ struct LocalServer: Sendable {
             host: values["XMPPLOAD_HOST"] ?? "127.0.0.1", port: port, domain: domain,
             password: password, accounts: accounts, directory: directory,
             webSocketURL: values["XMPPLOAD_WS_URL"] ?? "", boshURL: values["XMPPLOAD_BOSH_URL"] ?? "",
-            secureWebSocketURL: values["XMPPLOAD_WSS_URL"] ?? "", secureBOSHURL: values["XMPPLOAD_BOSH_HTTPS_URL"] ?? "")
+            secureWebSocketURL: values["XMPPLOAD_WSS_URL"] ?? "", secureBOSHURL: values["XMPPLOAD_BOSH_HTTPS_URL"] ?? "",
+            pid: values["XMPPLOAD_PID"].flatMap { Int32($0) },
+            openMetricsURL: values["XMPPLOAD_OPENMETRICS_URL"].flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// The `KEY=value` lines a server script's `up` prints (other lines are skipped).

@@ -91,7 +91,8 @@ import Glibc
             "xmppload_sessions_logged_in_total", "xmppload_messages_received_total", "xmppload_latency_seconds",
             "xmppload_errors_total", "xmppload_sessions_reconnects_total", "xmppload_generator_cpu_percent",
             "xmppload_generator_rss_bytes", "xmppload_generator_open_fds", "xmppload_generator_loop_lag_p99_seconds",
-            "xmppload_generator_saturated",
+            "xmppload_generator_saturated", "xmppload_server_cpu_percent", "xmppload_server_rss_bytes", "xmppload_server_open_fds",
+            "xmppload_server_run_queue_wait_percent", "xmppload_server_up",
         ] {
             #expect(all.contains(metric), "no panel queries \(metric)")
         }
@@ -146,7 +147,7 @@ import Glibc
                 "run", LocalServer.repositoryRoot.path + "/profiles/idle.yaml", "--server", "127.0.0.1:\(server.port)",
                 "--domain", server.domain, "--accounts", "1-20", "--password", server.password, "--sessions", "20",
                 "--ramp", "2s", "--duration", "20s", "--insecure", "--interval", "1s", "--metrics-port", "\(metricsPort)",
-                "--out", out,
+                "--monitor", server.processMonitor, "--out", out,
             ])
         defer { run.removeLog() }
 

@@ -106,15 +106,17 @@ import Glibc
             try MonitorSource.parse("openmetrics=prometheus:\(openMetrics)?keep=prosody_mod_c2s__connections,prosody_stats_collection_seconds_count"),
         ]
         let definition = try ProfileLoader.load(yaml: EngineIntegrationTests.chatProfile, file: "monitor-chat.yaml")
-        let configuration = RunConfiguration(
+        var configuration = RunConfiguration(
             host: server.host, port: server.port, domain: server.domain, accounts: 1...sessions, password: server.password, tls: tls,
             insecure: true, mechanism: .scramSHA1, outputDirectory: out, interval: .seconds(2))
+        // The run watches the server itself (`--monitor`): intervals.jsonl, summary.json and its verdict.
+        configuration.monitors = sources
         let plan = LoadPlan.closed(sessions: sessions, ramp: .seconds(ramp), duration: .seconds(duration))
-        let (summary, intervals, warnings) = try await Self.monitored(sources, every: 2) {
-            try await LoadRun(configuration: configuration, definition: definition, plan: plan).run().summary
-        }
+        let warnings = NoticeRecorder()
+        let summary = try await LoadRun(configuration: configuration, definition: definition, plan: plan).run(sinks: [warnings]).summary
         let load = try ResultsDirectory(path: out).readIntervals().map { LoadPoint($0, metric: "login") }
-        return (summary, load, intervals, warnings, sources)
+        let intervals = MonitorInterval.lines(in: try Data(contentsOf: URL(fileURLWithPath: out + "/intervals.jsonl")))
+        return (summary, load, intervals, warnings.warnings, sources)
     }
 
     @Test(.timeLimit(.minutes(3)))
@@ -154,9 +156,10 @@ import Glibc
             if let perLogin = costs.cpuPerLoginMilliseconds { #expect(perLogin > 0.2 && perLogin < 200) }
             if let perSession = costs.rssPerSessionBytes { #expect(perSession > 1_000 && perSession < 1_000_000) }
 
-            let attribution = LimitAttribution.judge(
-                metric: "login", runP99Milliseconds: run.summary.latencyMilliseconds["login"]?.p99 ?? 0, load: run.load,
-                sources: run.sources.map { .init(label: $0.label, readings: MonitorAlignment.readings(of: $0.label, in: aligned)) })
+            let attribution = try #require(run.summary.limit, "the run judged who limited it")
+            #expect(run.summary.limitedBy == attribution.limitedBy.rawValue)
+            #expect(run.summary.serverCosts?.first?.source == "prosody")
+            #expect(run.summary.monitors?.sources["prosody"]?.gaps == 0)
             print("monitor: light run: \(attribution.limitedBy.rawValue): \(attribution.evidence)")
             #expect(attribution.limitedBy != .server, "\(attribution.evidence)")
             #expect(attribution.evidence.contains("prosody"))
@@ -172,9 +175,7 @@ import Glibc
             // than one Prosody core logs in (~130/s plain TCP here, fewer with TLS).
             let run = try await Self.chatRun(server, sessions: 2000, ramp: 10, duration: 24, tls: .startTLS, out: out)
             let aligned = MonitorAlignment.align(run.intervals, to: run.load)
-            let attribution = LimitAttribution.judge(
-                metric: "login", runP99Milliseconds: run.summary.latencyMilliseconds["login"]?.p99 ?? 0, load: run.load,
-                sources: run.sources.map { .init(label: $0.label, readings: MonitorAlignment.readings(of: $0.label, in: aligned)) })
+            let attribution = try #require(run.summary.limit, "the run judged who limited it")
             let top = run.intervals.compactMap { $0.sources["prosody"]?.process?.cpuPercent }.max() ?? 0
             print("monitor: saturating run: \(attribution.limitedBy.rawValue): \(attribution.evidence) (prosody peak \(top) %)")
             // On a machine this busy the generator may give out first (its loop lag of the logins'
@@ -189,5 +190,18 @@ import Glibc
                 print("monitor: prosody costs (STARTTLS, SCRAM-SHA-1, chat, saturated): \(costs)")
             }
         }
+    }
+}
+
+/// Keeps the monitor warnings a run tells its sinks.
+final class NoticeRecorder: RunSink, @unchecked Sendable {
+    // @unchecked: the run calls a sink from its one orchestrating task, one call at a time; the test
+    // reads `warnings` after the run returned.
+    private(set) var warnings: [String] = []
+
+    func intervalEnded(_ interval: IntervalEnd) {}
+
+    func notice(_ notice: RunNotice) {
+        if case .monitorWarning(let warning) = notice { warnings.append(warning) }
     }
 }

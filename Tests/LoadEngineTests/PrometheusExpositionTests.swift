@@ -6,7 +6,8 @@ import Testing
 /// The exposition's names, kinds, help texts and labels are what dashboards query: they must not
 /// change. The expected lines below are those the exporter wrote before the names became a table.
 @Suite struct PrometheusExpositionTests {
-    /// `withNodes`: as a run with two endpoints (per-node series); without, as a single-server run.
+    /// `withNodes`: as a run with two endpoints (per-node series) and a monitored server process and
+    /// endpoint (`--monitor`); without, as a single-server run with no monitor.
     static func exposition(withNodes: Bool = false) -> String {
         var interval = IntervalSnapshot(start: 0, end: 5)
         if withNodes { interval.nodes = NodeExpositionTests.twoNodes() }
@@ -24,7 +25,33 @@ import Testing
         interval.health = health
         let exporter = PrometheusExporter()
         exporter.update(interval: interval, cumulative: interval)
+        if withNodes { exporter.updateServer(monitorInterval) }
         return String(decoding: exporter.registry.emitToBuffer(), as: UTF8.self)
+    }
+
+    /// A monitored Prosody process and an endpoint that did not answer.
+    static let monitorInterval = MonitorInterval(
+        start: 0, end: 5,
+        sources: [
+            "prosody": .process(
+                ProcessSample(
+                    name: "lua5.4", pids: [42], seconds: 5, cpuPercent: 97.5, userPercent: 80, systemPercent: 17.5, usableCores: 1,
+                    busiestThreadPercent: 97.5, runQueueWaitPercent: 1.5, rssBytes: 118_489_088, threads: 1, openFDs: 2013,
+                    voluntarySwitchesPerSecond: 100, involuntarySwitchesPerSecond: 10)),
+            "node": .gap(MonitorGap(.timeout, "no complete response within 2 s")),
+        ])
+
+    /// The server's series: one per process source, and `server_up` 0 for a gap (never zeros for its values).
+    @Test func theMonitoredServerIsExposedPerSourceAndAGapIsUpZero() {
+        let lines = Set(Self.exposition(withNodes: true).split(separator: "\n").map(String.init))
+        for line in [
+            "xmppload_server_cpu_percent{source=\"prosody\"} 97.5", "xmppload_server_rss_bytes{source=\"prosody\"} 118489088.0",
+            "xmppload_server_open_fds{source=\"prosody\"} 2013.0", "xmppload_server_run_queue_wait_percent{source=\"prosody\"} 1.5",
+            "xmppload_server_up{source=\"prosody\"} 1.0", "xmppload_server_up{source=\"node\"} 0.0",
+        ] {
+            #expect(lines.contains(line), "\(lines.filter { $0.hasPrefix("xmppload_server") }.sorted())")
+        }
+        #expect(!lines.contains { $0.hasPrefix("xmppload_server_cpu_percent{source=\"node\"}") })
     }
 
     static let expectedHeaders: Set<String> = {

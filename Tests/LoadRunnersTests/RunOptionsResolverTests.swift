@@ -238,6 +238,20 @@ import XMPPCore
         }
     }
 
+    /// `--monitor`: the sources reach the configuration in order; every bad value is one problem, all at once.
+    @Test func monitorsAreParsedAndEveryBadOneIsNamed() throws {
+        var options = Self.valid()
+        options.monitors = ["prosody=process:1234", "node=prometheus:http://127.0.0.1:9100/metrics?keep=node_load1"]
+        let resolved = try Self.resolve(options)
+        #expect(resolved.configuration.monitors.map(\.label) == ["prosody", "node"])
+        #expect(resolved.configuration.monitors.map(\.kind) == ["process", "prometheus"])
+        options.monitors = ["process:", "prometheus:https://h:9100/metrics", "a=process:1", "a=process:2", "disk:/"]
+        let problems = try Self.problems(options)
+        #expect(problems.filter { $0.hasPrefix("--monitor ") }.count == 4, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("--monitor prometheus:https://h:9100/metrics: https is not supported") })
+        #expect(problems.contains { $0.hasPrefix("--monitor a=process:2: the label \"a\" is already used") })
+    }
+
     @Test func theProfilesAndTheFlagsThresholdsReachTheEvaluatorAsParsed() throws {
         var options = Self.valid()
         options.thresholds = ["login.p99 < 800ms", "errors.rate < 1% over 10s"]

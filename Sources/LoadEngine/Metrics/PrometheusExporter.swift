@@ -13,7 +13,9 @@ import Prometheus
 /// `generator_loop_lag_p99_seconds`, `generator_saturated`. Runs with several endpoints add per-node
 /// series (`node` label, one value per endpoint): `node_login_seconds{node, quantile, window}`,
 /// `node_login_count`, `node_errors_total{node, kind}` and the message matrix
-/// `node_message_seconds{node, receiver_node, quantile, window}` / `node_message_count`.
+/// `node_message_seconds{node, receiver_node, quantile, window}` / `node_message_count`. With
+/// `--monitor`: `server_up{source}` and, for process sources, `server_cpu_percent`,
+/// `server_rss_bytes`, `server_open_fds`, `server_run_queue_wait_percent` (per source label).
 final class PrometheusExporter: RunSink {
     let registry = PrometheusCollectorRegistry()
     static let quantiles: [(label: String, percentile: Double)] = [("0.5", 50), ("0.9", 90), ("0.99", 99), ("0.999", 99.9), ("1", 100)]
@@ -30,6 +32,7 @@ final class PrometheusExporter: RunSink {
 
     func intervalEnded(_ interval: IntervalEnd) {
         update(interval: interval.snapshot, cumulative: interval.cumulative)
+        for monitored in interval.monitor { updateServer(monitored) }
     }
 
     func update(interval: IntervalSnapshot, cumulative: IntervalSnapshot) {
@@ -71,6 +74,20 @@ final class PrometheusExporter: RunSink {
 }
 
 extension PrometheusExporter {
+    /// The monitored server's series (`--monitor`), per source label: `server_up` for every source
+    /// (0 on a gap; a gap leaves the other series at their last value rather than at zero), the
+    /// process series for process sources.
+    func updateServer(_ interval: MonitorInterval) {
+        for (label, reading) in interval.sources {
+            registry.gauge(.serverUp, label).set(to: reading.gap == nil ? 1.0 : 0.0)
+            guard let sample = reading.process else { continue }
+            registry.gauge(.serverCPUPercent, label).set(to: sample.cpuPercent)
+            registry.gauge(.serverRSSBytes, label).set(to: Double(sample.rssBytes))
+            if let fds = sample.openFDs { registry.gauge(.serverOpenFileDescriptors, label).set(to: Double(fds)) }
+            if let wait = sample.runQueueWaitPercent { registry.gauge(.serverRunQueueWaitPercent, label).set(to: wait) }
+        }
+    }
+
     /// The per-node series: nothing for a single-server run (no `nodes` in the snapshots).
     func updateNodes(interval: IntervalSnapshot, cumulative: IntervalSnapshot) {
         for (node, figures) in interval.nodes?.nodes ?? [:] {

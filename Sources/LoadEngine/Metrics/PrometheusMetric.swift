@@ -38,6 +38,17 @@ enum PrometheusMetric: Hashable, Sendable {
     case nodeMessageSeconds
     /// `xmppload_node_message_count{node, receiver_node, window}`.
     case nodeMessageCount
+    /// `xmppload_server_cpu_percent{source}`: a monitored server process's CPU over the last monitor
+    /// interval, % of one core (`--monitor process:…`).
+    case serverCPUPercent
+    /// `xmppload_server_rss_bytes{source}`.
+    case serverRSSBytes
+    /// `xmppload_server_open_fds{source}`.
+    case serverOpenFileDescriptors
+    /// `xmppload_server_run_queue_wait_percent{source}`: time its threads waited for a CPU, % of the interval.
+    case serverRunQueueWaitPercent
+    /// `xmppload_server_up{source}`: 1 when the monitor's last interval had a sample, 0 on a gap.
+    case serverUp
 
     static let namespace = "xmppload"
 
@@ -47,7 +58,8 @@ enum PrometheusMetric: Hashable, Sendable {
             + [
                 .latencySeconds, .latencyCount, .generatorCPUPercent, .generatorRSSBytes, .generatorOpenFileDescriptors,
                 .generatorLoopLagP99Seconds, .generatorSaturated, .nodeLoginSeconds, .nodeLoginCount, .nodeErrors,
-                .nodeMessageSeconds, .nodeMessageCount,
+                .nodeMessageSeconds, .nodeMessageCount, .serverCPUPercent, .serverRSSBytes, .serverOpenFileDescriptors,
+                .serverRunQueueWaitPercent, .serverUp,
             ]
     }
 
@@ -70,6 +82,11 @@ enum PrometheusMetric: Hashable, Sendable {
         case .nodeErrors: return ("node_errors", "total")
         case .nodeMessageSeconds: return ("node_message", "seconds")
         case .nodeMessageCount: return ("node_message", "count")
+        case .serverCPUPercent: return ("server_cpu", "percent")
+        case .serverRSSBytes: return ("server_rss", "bytes")
+        case .serverOpenFileDescriptors: return ("server_open_fds", "")
+        case .serverRunQueueWaitPercent: return ("server_run_queue_wait", "percent")
+        case .serverUp: return ("server_up", "")
         }
     }
 
@@ -91,6 +108,11 @@ enum PrometheusMetric: Hashable, Sendable {
         case .nodeErrors: return "Typed errors of the sessions of a server node, by kind"
         case .nodeMessageSeconds: return "Message latency from send to receipt, sender's node to receiver's node"
         case .nodeMessageCount: return "Messages per sender node and receiver node"
+        case .serverCPUPercent: return "A monitored server process's CPU over the last interval, % of one core"
+        case .serverRSSBytes: return "A monitored server process's resident memory"
+        case .serverOpenFileDescriptors: return "A monitored server process's open file descriptors"
+        case .serverRunQueueWaitPercent: return "Time a monitored server process's threads waited for a CPU, % of the interval"
+        case .serverUp: return "1 when the monitor sampled the source in its last interval, 0 on a gap"
         }
     }
 
@@ -105,6 +127,7 @@ enum PrometheusMetric: Hashable, Sendable {
         case .nodeErrors: return ["node", "kind"]
         case .nodeMessageSeconds: return ["node", "receiver_node", "quantile", "window"]
         case .nodeMessageCount: return ["node", "receiver_node", "window"]
+        case .serverCPUPercent, .serverRSSBytes, .serverOpenFileDescriptors, .serverRunQueueWaitPercent, .serverUp: return ["source"]
         default: return []
         }
     }

@@ -13,12 +13,18 @@ public struct IntervalEnd: Sendable {
     public var planned: Duration?
     /// Sessions alive now, on all loops.
     public var live: Int
+    /// The monitors' intervals that completed since the last interval (`--monitor`; usually the
+    /// one of this interval, none when a slow scrape is still out, several after one caught up).
+    public var monitor: [MonitorInterval]
 
-    public init(snapshot: IntervalSnapshot, cumulative: IntervalSnapshot, elapsed: Duration, planned: Duration?, live: Int) {
+    public init(
+        snapshot: IntervalSnapshot, cumulative: IntervalSnapshot, elapsed: Duration, planned: Duration?, live: Int, monitor: [MonitorInterval] = []
+    ) {
         self.snapshot = snapshot
         self.cumulative = cumulative
         self.elapsed = elapsed
         self.planned = planned
         self.live = live
+        self.monitor = monitor
     }
 }

@@ -18,4 +18,7 @@ public enum RunNotice: Sendable, Equatable {
     case thresholdFailed(ThresholdResult)
     /// The run's own stop rule (`RunJudge.StopRule`, e.g. a capacity step's collapse) stops it.
     case stopRuleFired(String)
+    /// A `--monitor` source failed for the first time (or dropped series): one per source per run;
+    /// later gaps are only marked in intervals.jsonl.
+    case monitorWarning(String)
 }

@@ -24,6 +24,9 @@ final class IntervalLog: @unchecked Sendable {
 
     func append(_ interval: IntervalSnapshot) throws { try writer.append(interval) }
 
+    /// Writes a monitor interval as its own line (`{"event":"monitor", …}`).
+    func append(monitor interval: MonitorInterval) { writer.append(line: interval.line) }
+
     /// The change since the last call: writes began failing, or the backlog was written again; nil
     /// when nothing changed.
     func takeNotice() -> RunNotice? {

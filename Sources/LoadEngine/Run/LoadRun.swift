@@ -85,10 +85,9 @@ public final class LoadRun: Sendable {
     }
 
     private func run(
-        group: MultiThreadedEventLoopGroup, fdLimit: Int, endpoints: [SocketAddress], tls: TLSSetup, judge startingJudge: RunJudge,
+        group: MultiThreadedEventLoopGroup, fdLimit: Int, endpoints: [SocketAddress], tls: TLSSetup, judge: RunJudge,
         sinks callerSinks: [any RunSink], inputs: [any RunInput]
     ) async throws -> RunResult {
-        var judge = startingJudge
         let clockOrigin = NIODeadline.now()
         let environment = RunEnvironment(
             configuration: configuration, runID: runID, server: endpoints[0], endpointAddresses: endpoints, tls: tls,
@@ -98,12 +97,14 @@ public final class LoadRun: Sendable {
         let directory = ResultsDirectory(path: configuration.outputDirectory)
         try directory.create()
         let startedAt = Date()
-        var manifest = makeManifest(startedAt: startedAt)
+        let manifest = makeManifest(startedAt: startedAt)
         try directory.writeManifest(manifest)
         let intervalLog = try IntervalLog(directory: directory)
-        var sinks: [any RunSink] = []
         // The intervals reduced as they end: what the summary's outage analysis and the report need.
-        var timeline = MergedResults.Timeline(loadEnd: manifest.plannedLoad?.stopAfterSeconds)
+        let timeline = MergedResults.Timeline(loadEnd: manifest.plannedLoad?.stopAfterSeconds, monitors: configuration.monitors)
+        // The server beside the load (`--monitor`): sampled on the intervals' grid, each source on a
+        // thread of its own, never on the event loops; `take()` never blocks.
+        let monitor = configuration.monitors.isEmpty ? nil : ServerMonitor(sources: configuration.monitors, interval: configuration.interval)
 
         let liveSessions = LiveSessionCounter()
         // Keep ~100 descriptors for the process itself (files, resolver, metrics endpoint).
@@ -112,6 +113,29 @@ public final class LoadRun: Sendable {
             sessionCap: max(1, fdLimit - 100), liveSessions: liveSessions)
         let runStart = NIODeadline.now() + .milliseconds(50)
         loops.start(runStart: runStart)
+        monitor?.start(origin: runStart)
+        do {
+            return try await run(
+                group: group, environment: environment, directory: directory, startedAt: startedAt, manifest: manifest,
+                intervalLog: intervalLog, timeline: timeline, loops: loops, liveSessions: liveSessions, runStart: runStart,
+                clockOrigin: clockOrigin, monitor: monitor, judge: judge, sinks: callerSinks, inputs: inputs)
+        } catch {
+            // The monitor's threads end with the run, whatever ended it.
+            _ = await monitor?.finish()
+            throw error
+        }
+    }
+
+    private func run(
+        group: MultiThreadedEventLoopGroup, environment: RunEnvironment, directory: ResultsDirectory, startedAt: Date,
+        manifest startingManifest: RunManifest, intervalLog: IntervalLog, timeline startingTimeline: MergedResults.Timeline, loops: RunLoops,
+        liveSessions: LiveSessionCounter, runStart: NIODeadline, clockOrigin: NIODeadline, monitor: ServerMonitor?, judge startingJudge: RunJudge,
+        sinks callerSinks: [any RunSink], inputs: [any RunInput]
+    ) async throws -> RunResult {
+        var judge = startingJudge
+        var manifest = startingManifest
+        var timeline = startingTimeline
+        var sinks: [any RunSink] = []
 
         let metricsServer = try await configuration.metricsPort.asyncMap {
             try await MetricsHTTPServer.start(host: configuration.metricsHost, port: $0, group: group)
@@ -183,12 +207,19 @@ public final class LoadRun: Sendable {
 
             if now >= nextSnapshot || sequence.isDone {
                 let snapshot = try await collector.collect(runStart: runStart, peakLive: liveSessions.peak)
+                // The monitors' intervals complete by now (a slow scrape's comes with a later one).
+                let monitored = monitor?.take() ?? []
                 let interval = IntervalEnd(
                     snapshot: snapshot, cumulative: collector.cumulative,
                     elapsed: .nanoseconds(Int64(snapshot.end * 1e9)),
-                    planned: plan.stopAfter, live: liveSessions.current)
+                    planned: plan.stopAfter, live: liveSessions.current, monitor: monitored)
                 try intervalLog.append(snapshot)
                 timeline.add(snapshot)
+                for reading in monitored {
+                    intervalLog.append(monitor: reading)
+                    timeline.add(monitor: reading)
+                }
+                Self.tell(sinks, (monitor?.takeWarnings() ?? []).map(RunNotice.monitorWarning))
                 steering.observed(snapshot)
                 switch judge.observe(interval) {
                 case .threshold(let failed):
@@ -209,6 +240,14 @@ public final class LoadRun: Sendable {
         await metricsServer?.close()
         for input in started { await input.stop() }
         recordChanges(steering, into: intervalLog, sinks: sinks)
+        // The monitors' last (partial) interval, then their threads stop.
+        if let monitor {
+            for reading in await monitor.finish(at: NIODeadline.now()) {
+                intervalLog.append(monitor: reading)
+                timeline.add(monitor: reading)
+            }
+            Self.tell(sinks, monitor.takeWarnings().map(RunNotice.monitorWarning))
+        }
 
         let ledger = collector.finishLedger()
         let endedAt = Date()
@@ -230,7 +269,9 @@ public final class LoadRun: Sendable {
         let changes = steering.events
         if !changes.isEmpty { summary.controlEvents = changes }
         summary.intervalWrites = intervalLog.failures(flushing: true)
-        let verdict = judge.verdict(of: summary)
+        summary.monitors = timeline.monitor.summary
+        summary.serverCosts = ServerSide.costs(timeline)
+        let verdict = judge.verdict(of: summary, timeline: timeline)
         summary.apply(verdict)
         summary.noteSteering()
         // summary.json first: it is small and is what a full disk must not cost.

@@ -36,6 +36,7 @@ extension RunConfiguration {
         settings.overwrite = recordedExtras.overwrite
         settings.plain = recordedExtras.plain
         settings.login = loginMode?.rawValue
+        settings.monitors = monitors.isEmpty ? nil : monitors.map(\.spec)
         settings.limits = [
             "max-element-size": xmlLimits.maxElementBytes, "max-buffered": xmlLimits.maxBufferedBytes,
             "max-depth": xmlLimits.maxDepth, "max-attributes": xmlLimits.maxAttributesPerElement,

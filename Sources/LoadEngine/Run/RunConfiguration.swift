@@ -1,5 +1,6 @@
 import Foundation
 import LoadProfile
+import LoadResults
 import NIOCore
 import XMPPCore
 
@@ -93,6 +94,8 @@ public struct RunConfiguration: Sendable {
     /// `--segment` (`MessageStamp.generator`; nonzero), so their overlapping serials stay apart and
     /// `report` reconciles them; nil otherwise.
     public var generatorKey: UInt32?
+    /// `--monitor`: the server's processes and metrics endpoints watched beside the load (empty: none).
+    public var monitors: [MonitorSource] = []
     /// What the manifest's `settings` records beyond the fields above: the `--var` overrides, every
     /// threshold's text, `--warmup`, `--abort-on-fail`, `--dns`, where the run id came from and the
     /// whole run's account count. Never read by the engine.

@@ -52,10 +52,14 @@ public struct RunJudge: Sendable {
     }
 
     /// The whole run's verdict: messages the intervals did not count as lost but the summary's
-    /// ledger does were found lost at the end.
-    public func verdict(of summary: RunSummary) -> Verdict {
+    /// ledger does were found lost at the end. With the run's `timeline`, the verdict also says who
+    /// limited the run (`ServerSide.attribution`: the generator, the server its monitors watched,
+    /// neither, or unknown when the server side is unseen).
+    public func verdict(of summary: RunSummary, timeline: MergedResults.Timeline? = nil) -> Verdict {
         let evaluator = monitor.evaluator
         let lostAtEnd = summary.messages.lost > evaluator.lostInIntervals ? summary.messages.lost - evaluator.lostInIntervals : 0
-        return evaluator.verdict(stopReason: summary.stopReason, finalLost: lostAtEnd)
+        var verdict = evaluator.verdict(stopReason: summary.stopReason, finalLost: lostAtEnd)
+        if let timeline { verdict.limit = ServerSide.attribution(timeline, latency: summary.latencyMilliseconds) }
+        return verdict
     }
 }

@@ -34,6 +34,10 @@ public struct CapacityResult: Sendable, Equatable, Codable {
     public var steps: [CapacityStep]
     /// Notes for the reader (stepped down, stopped early, generator advice).
     public var notes: [String]
+    /// What bounded the knee: who limited the first failing step above the capacity (its run's
+    /// `LimitAttribution`: server, generator, none or unknown, with the evidence); nil when there
+    /// is no such step or it was not judged.
+    public var knee: LimitAttribution?
 
     enum CodingKeys: String, CodingKey {
         case kind, dimension, capacity
@@ -46,7 +50,7 @@ public struct CapacityResult: Sendable, Equatable, Codable {
         case start, max, resolution, growth
         case warmupSeconds = "warmup_s"
         case stepSeconds = "step_s"
-        case steps, notes
+        case steps, notes, knee
     }
 
     /// The search's answer and its steps, with the headline worded for people.
@@ -92,6 +96,7 @@ public struct CapacityResult: Sendable, Equatable, Codable {
             capacity = found
             firstFail = fail
             headline = "capacity: \(dimension.format(found))"
+            knee = fail.flatMap { fail in steps.last { $0.asked == fail && $0.outcome != .pass }?.limit }
             if let fail, let step = steps.last(where: { $0.asked == fail && $0.outcome != .pass }), let (rule, result) = step.limitingRule(rules) {
                 limitedBy = rule.text
                 let value = result.value.map { rule.unit.format($0) } ?? "no data"
@@ -108,6 +113,7 @@ public struct CapacityResult: Sendable, Equatable, Codable {
             kind = "first-step-failed"
             let first = steps.first
             headline = "capacity: below \(dimension.format(search.settings.start)) — the first step failed"
+            knee = steps.first?.limit
             if let first, let (rule, result) = first.limitingRule(rules) {
                 headline += " (\(rule.quantity) \(result.value.map { rule.unit.format($0) } ?? "no data"))"
             }
@@ -119,6 +125,14 @@ public struct CapacityResult: Sendable, Equatable, Codable {
             notes.append(Self.generatorAdvice)
             capacity = nil
         }
+    }
+
+    /// `the knee (80/s) was server-bound: login p99 1.6 s: server-bound — prosody at 97 % of 1 core …`;
+    /// nil when the failing step's limit is unknown.
+    public var kneeLine: String? {
+        guard let knee else { return nil }
+        let load = firstFail.map { " (\(dimension.short($0)))" } ?? ""
+        return "the knee\(load): limited by \(knee.limitedBy.rawValue) — \(knee.evidence)"
     }
 
     /// What to do when the generator is the limit.
@@ -172,6 +186,7 @@ public struct CapacityResult: Sendable, Equatable, Codable {
         let esc = HTMLReport.esc
         var body = "<h1>xmppload capacity — \(esc(title))</h1>"
         body += "<p class=\"\(kind == "found" || kind == "reached-max" ? "meta" : "warn")\"><b>\(esc(headline))</b></p>"
+        if let kneeLine { body += "<p class=\"meta\">\(esc(kneeLine))</p>" }
         for note in notes { body += "<p class=\"warn\">\(esc(note))</p>" }
         body +=
             "<p class=\"meta\">rules: \(rules.map(esc).joined(separator: " · ")) · steps of \(CapacityStep.number(stepSeconds)) s after a \(CapacityStep.number(warmupSeconds)) s warm-up · resolution \(esc(VerdictUnit.fraction.format(resolution)))</p>"

@@ -52,6 +52,12 @@ public struct CapacityStep: Sendable, Equatable, Codable {
     public var droppedArrivals: UInt64
     /// The step's results directory, relative to the search's.
     public var directory: String
+    /// How the step started: on a settled server or not, after how long (`StepSettling`); nil in
+    /// files written before it was recorded, and for the merged steps of `report`.
+    public var start: StepStartState? = nil
+    /// Who limited the step's run (its summary's `limit`: the generator, the server it monitored,
+    /// neither, or unknown); nil in older files.
+    public var limit: LimitAttribution? = nil
 
     enum CodingKeys: String, CodingKey {
         case index = "step"
@@ -64,7 +70,7 @@ public struct CapacityStep: Sendable, Equatable, Codable {
         case cutShort = "cut_short"
         case saturatedIntervals = "saturated_intervals"
         case droppedArrivals = "dropped_arrivals"
-        case directory
+        case directory, start, limit
     }
 
     /// The rule that failed by the widest margin (value ÷ bound for `<`, bound ÷ value for `>`), or nil.

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Whether the server has settled enough for the next `capacity` step to start: the previous step's
-/// sessions gone and, when the server is monitored, its CPU and its connections back near their idle
-/// level. A value fed observations (every second or so, from the generator's live-session count and
+/// sessions gone, a new connection answered about as fast as when idle (`ServerAnswerProbe`) and,
+/// when the server is monitored, its CPU and its connections back near their idle level. A value fed observations (every second or so, from the generator's live-session count and
 /// a `ProcessSampler`/scrape of the server) that answers `wait` or `start` with the step's recorded
 /// start state. No clock and no I/O: `at` is seconds since the wait began.
 ///
@@ -10,8 +10,9 @@ import Foundation
 /// - the generator holds no session of the previous step (`generatorSessions == 0`);
 /// - a monitored server's CPU is at most `max(idleCPU × cpuFactor, idleCPU + cpuMarginPercent)`
 ///   (percent of one core; `idleCPU` measured before the first step; without it, `cpuMarginPercent`),
-///   in `quietObservations` observations in a row — a gap (nil) breaks the row, since an unseen
-///   server is not known to be idle;
+///   and a probed server's answer to a new connection within `max(idleAnswer × answerFactor,
+///   idleAnswer + answerMarginMilliseconds)`, in `quietObservations` observations in a row — a gap
+///   (nil CPU) breaks the row, since an unseen server is not known to be idle;
 /// - its connections (open descriptors or a connection gauge) are at most `idle + max(connectionMargin,
 ///   connectionShare × idle)`, when both are known;
 /// - at least `minimumWaitSeconds` passed (the server's own timers, its accept queue);
@@ -26,6 +27,8 @@ public struct StepSettling: Sendable, Equatable {
         public var cpuMarginPercent = 5.0
         public var connectionMargin = 10.0
         public var connectionShare = 0.05
+        public var answerFactor = 3.0
+        public var answerMarginMilliseconds = 50.0
 
         public init() {}
     }
@@ -40,12 +43,18 @@ public struct StepSettling: Sendable, Equatable {
         public var serverCPUPercent: Double?
         /// The server's connections (open descriptors, or a connection gauge); nil: unknown.
         public var serverConnections: Double?
+        /// How long a new connection waited for the server's first answer, milliseconds; nil: not probed.
+        public var answerMilliseconds: Double?
 
-        public init(at: Double, generatorSessions: Int, serverCPUPercent: Double? = nil, serverConnections: Double? = nil) {
+        public init(
+            at: Double, generatorSessions: Int, serverCPUPercent: Double? = nil, serverConnections: Double? = nil,
+            answerMilliseconds: Double? = nil
+        ) {
             self.at = at
             self.generatorSessions = generatorSessions
             self.serverCPUPercent = serverCPUPercent
             self.serverConnections = serverConnections
+            self.answerMilliseconds = answerMilliseconds
         }
     }
 
@@ -58,16 +67,27 @@ public struct StepSettling: Sendable, Equatable {
     /// The server when idle, measured before the first step (nil: unknown).
     public var idleCPUPercent: Double?
     public var idleConnections: Double?
+    /// A new connection's wait for the server's answer when idle, milliseconds (nil: not probed).
+    public var idleAnswerMilliseconds: Double?
     /// Whether the server's CPU is monitored at all (then a gap is not "idle").
     public var monitored: Bool
     public var rules: Rules
     private var quietInARow = 0
 
-    public init(monitored: Bool, idleCPUPercent: Double? = nil, idleConnections: Double? = nil, rules: Rules = Rules()) {
+    public init(
+        monitored: Bool, idleCPUPercent: Double? = nil, idleConnections: Double? = nil, idleAnswerMilliseconds: Double? = nil,
+        rules: Rules = Rules()
+    ) {
         self.monitored = monitored
         self.idleCPUPercent = idleCPUPercent
         self.idleConnections = idleConnections
+        self.idleAnswerMilliseconds = idleAnswerMilliseconds
         self.rules = rules
+    }
+
+    /// The ceiling of a settled server's answer time, milliseconds; nil when not probed.
+    public var answerCeiling: Double? {
+        idleAnswerMilliseconds.map { max($0 * rules.answerFactor, $0 + rules.answerMarginMilliseconds) }
     }
 
     /// The idle level from observations taken before the first step: the median (robust to one busy
@@ -95,19 +115,29 @@ public struct StepSettling: Sendable, Equatable {
         if observation.generatorSessions > 0 {
             unsettled.append("\(observation.generatorSessions) session(s) of the previous step still open")
         }
-        if monitored {
-            if let cpu = observation.serverCPUPercent, cpu <= cpuCeiling {
-                quietInARow += 1
-            } else {
-                quietInARow = 0
-            }
+        let answerCeiling = answerCeiling
+        let probed = answerCeiling != nil && observation.answerMilliseconds != nil
+        if monitored || probed {
+            let cpuQuiet = !monitored || (observation.serverCPUPercent.map { $0 <= cpuCeiling } ?? false)
+            let answerQuiet = !probed || observation.answerMilliseconds! <= answerCeiling!
+            quietInARow = cpuQuiet && answerQuiet ? quietInARow + 1 : 0
             if quietInARow < rules.quietObservations {
-                if let cpu = observation.serverCPUPercent {
+                if monitored {
+                    if let cpu = observation.serverCPUPercent {
+                        if cpu > cpuCeiling {
+                            unsettled.append("server CPU \(Self.format(cpu)) % of a core, above its idle ceiling \(Self.format(cpuCeiling)) %")
+                        }
+                    } else {
+                        unsettled.append("server CPU unseen (a gap)")
+                    }
+                }
+                if probed, let answer = observation.answerMilliseconds, answer > answerCeiling! {
                     unsettled.append(
-                        "server CPU \(Self.format(cpu)) % of a core, above its idle ceiling \(Self.format(cpuCeiling)) %"
-                            + (cpu <= cpuCeiling ? " until just now" : ""))
-                } else {
-                    unsettled.append("server CPU unseen (a gap)")
+                        "a new connection waited \(Self.format(answer)) ms for the server's answer (idle \(Self.format(idleAnswerMilliseconds ?? 0)) ms)"
+                    )
+                }
+                if cpuQuiet && answerQuiet {
+                    unsettled.append("quiet in \(quietInARow) look(s) in a row of the \(rules.quietObservations) needed")
                 }
             }
         }
@@ -117,9 +147,14 @@ public struct StepSettling: Sendable, Equatable {
         let state = StepStartState(
             settled: unsettled.isEmpty, waitedSeconds: observation.at, generatorSessions: observation.generatorSessions,
             serverCPUPercent: observation.serverCPUPercent, idleCPUPercent: monitored ? idleCPUPercent : nil,
-            serverConnections: observation.serverConnections,
+            serverConnections: observation.serverConnections, answerMilliseconds: observation.answerMilliseconds,
+            idleAnswerMilliseconds: probed ? idleAnswerMilliseconds : nil,
             reason: unsettled.isEmpty
-                ? (monitored ? "settled: no sessions left, server CPU at its idle level" : "settled: no sessions left (server not monitored)")
+                ? (!monitored && !probed
+                    ? "settled: no sessions left (server not monitored)"
+                    : "settled: "
+                        + (["no sessions left"] + (probed ? ["new connections answered as when idle"] : [])
+                        + (monitored ? ["server CPU at its idle level"] : [])).joined(separator: ", "))
                 : "not settled after \(Self.format(observation.at)) s: " + unsettled.joined(separator: "; "))
         if unsettled.isEmpty && observation.at >= rules.minimumWaitSeconds { return .start(state) }
         if observation.at >= rules.timeoutSeconds {

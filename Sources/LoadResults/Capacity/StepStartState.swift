@@ -10,6 +10,10 @@ public struct StepStartState: Sendable, Equatable, Codable {
     /// The idle level it was held against; nil when unknown.
     public var idleCPUPercent: Double?
     public var serverConnections: Double?
+    /// How long a new connection waited for the server's answer then, and when idle, milliseconds;
+    /// nil when not probed.
+    public var answerMilliseconds: Double?
+    public var idleAnswerMilliseconds: Double?
     /// One line for people.
     public var reason: String
 
@@ -20,13 +24,17 @@ public struct StepStartState: Sendable, Equatable, Codable {
         case serverCPUPercent = "server_cpu_percent"
         case idleCPUPercent = "idle_cpu_percent"
         case serverConnections = "server_connections"
+        case answerMilliseconds = "answer_ms"
+        case idleAnswerMilliseconds = "idle_answer_ms"
         case reason
     }
 
     public init(
         settled: Bool, waitedSeconds: Double, generatorSessions: Int, serverCPUPercent: Double?, idleCPUPercent: Double?,
-        serverConnections: Double?, reason: String
+        serverConnections: Double?, answerMilliseconds: Double? = nil, idleAnswerMilliseconds: Double? = nil, reason: String
     ) {
+        self.answerMilliseconds = answerMilliseconds
+        self.idleAnswerMilliseconds = idleAnswerMilliseconds
         self.settled = settled
         self.waitedSeconds = waitedSeconds
         self.generatorSessions = generatorSessions

@@ -12,6 +12,9 @@ public struct CompareMetric: Sendable, Hashable, Codable {
         case throughput
         /// A share in percent.
         case rate
+        /// A monitored server's cost per unit of load (`server_costs`): ms of CPU per login or per
+        /// message, bytes per online session; lower is better, changes are relative.
+        case cost
     }
 
     /// The tolerance and report key, e.g. `login.p99`, `throughput.messages`, `error_rate`.
@@ -46,12 +49,13 @@ public struct CompareMetric: Sendable, Hashable, Codable {
         self.higherIsWorse = higherIsWorse
     }
 
-    /// The unit of the metric's values: `ms`, `/s` or `%`.
+    /// The unit of the metric's values: `ms`, `/s`, `%`, or for costs `ms` (CPU) and `B` (memory).
     public var unit: String {
         switch kind {
         case .latency: return "ms"
         case .throughput: return "/s"
         case .rate: return "%"
+        case .cost: return key.hasSuffix(ServerCostMetrics.memoryPerSession) ? "B" : "ms"
         }
     }
 

@@ -81,6 +81,7 @@ public enum CompareTextReport {
         case .latency: return TextReport.formatMs(value) + " ms"
         case .throughput: return number(value) + " /s"
         case .rate: return String(format: "%.3f %%", value)
+        case .cost: return metric.unit == "B" ? TextReport.formatBytes(UInt64(max(0, value.rounded()))) : TextReport.formatMs(value) + " ms"
         }
     }
 

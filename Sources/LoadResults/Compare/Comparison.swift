@@ -229,6 +229,11 @@ public struct Comparison: Codable, Sendable {
                 baseline: baseUnits, candidate: candUnits, tolerances: tolerances, bootstrap: bootstrap,
                 recordingsWhenFewUnits: method == .intervals, expandForUnits: method == .runs)
         }
+        // The monitored servers' costs: one value per run, so always resampled as runs (or rounds).
+        rows += ServerCostMetrics.rows(
+            baseline: baseline.map { ServerCostMetrics.values($0.outcome?.serverCosts ?? []) },
+            candidate: candidate.map { ServerCostMetrics.values($0.outcome?.serverCosts ?? []) }, paired: method == .pairedRounds,
+            tolerances: tolerances, bootstrap: bootstrap)
         if comparison.verdictWithheld != nil {
             for index in rows.indices where rows[index].verdict != .notMeasured {
                 rows[index].indication = rows[index].verdict

@@ -14,9 +14,9 @@ public struct Tolerances: Sendable, Equatable {
     public private(set) var floorOverrides: [String: Double]
 
     /// The defaults: latency p50 and p90 10 %, p99 20 %; throughput 5 %; error rate 1 pp; loss
-    /// 0.1 pp; MUC fan-out completeness 1 pp. Tails are noisier than medians, hence the wider p99.
+    /// 0.1 pp; MUC fan-out completeness 1 pp; a monitored server's costs (`server.…`) 10 %. Tails are noisier than medians, hence the wider p99.
     public static let defaults: [String: Double] = [
-        "p50": 10, "p90": 10, "p99": 20, "throughput": 5, "error_rate": 1, "loss": 0.1, "muc.fanout": 1,
+        "p50": 10, "p90": 10, "p99": 20, "throughput": 5, "error_rate": 1, "loss": 0.1, "muc.fanout": 1, "server": 10,
     ]
 
     /// The default floors of latency changes, milliseconds: p50 1 ms, p90 2 ms, p99 5 ms. On a
@@ -79,6 +79,7 @@ public struct Tolerances: Sendable, Equatable {
         if let step = metric.step { keys.append(step) }
         if let name = metric.statisticName { keys.append(name) }
         if metric.kind == .throughput { keys.append("throughput") }
+        if metric.kind == .cost { keys.append("server") }
         return keys
     }
 
@@ -118,7 +119,7 @@ public struct Tolerances: Sendable, Equatable {
 
     /// Keys that name latency (every key but the scalar metrics and `throughput`).
     static func isLatencyKey(_ key: String) -> Bool {
-        key != "throughput" && !CompareMetric.scalars.contains { $0.key == key }
+        key != "throughput" && key != "server" && !key.hasPrefix("server.") && !CompareMetric.scalars.contains { $0.key == key }
     }
 
     static func isKnownKey(_ key: String) -> Bool {

@@ -72,6 +72,9 @@ public struct RunSettings: Codable, Sendable, Equatable {
     /// `--login` (`auto`, `classic`, `sasl2`), or nil: the profiles' choice; added with issue 40.
     public var login: String?
     /// `--label` and `--tag`s are in the manifest's own `label` and `tags`.
+    /// `--monitor` values as given (nil: none). Not a setting that changes the load: `compare` does
+    /// not refuse runs that watched the server differently.
+    public var monitors: [String]?
 
     enum CodingKeys: String, CodingKey {
         case host, port, domain, accounts
@@ -104,6 +107,7 @@ public struct RunSettings: Codable, Sendable, Equatable {
         case passwordSource = "password_source"
         case serverEnv = "server_env"
         case login
+        case monitors
     }
 
     public init(

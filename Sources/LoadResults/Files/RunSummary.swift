@@ -179,6 +179,15 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var messageLoss: MessageLossSplit?
     /// The generator's RSS slope over the end of the load (`RSSTail`).
     public var rssTail: RSSTail?
+    /// Each `--monitor` source summed up over the run (`MonitorSummary`); absent without monitors.
+    public var monitors: MonitorSummary?
+    /// What the load cost each monitored server process (`ServerCosts`: CPU per login and per
+    /// message, memory per online session); absent without a process monitor.
+    public var serverCosts: [ServerCosts]?
+    /// Who limited the run: `generator`, `server`, `none` or `unknown` (the server side unseen);
+    /// `limit` holds the evidence (`LimitAttribution`). Set by the verdict; absent in older files.
+    public var limitedBy: String?
+    public var limit: LimitAttribution?
     /// Per-node figures when the run had more than one endpoint (`NodeSummary`); absent otherwise.
     public var nodes: NodeSummary?
     /// What to do about the generator's own limits that errors hit (`ConnectionHint`), one line per
@@ -206,6 +215,10 @@ public struct RunSummary: Codable, Sendable, Equatable {
         case trendsNote = "trends_note"
         case errorRate = "error_rate"
         case notices
+        case monitors
+        case serverCosts = "server_costs"
+        case limitedBy = "limited_by"
+        case limit
         case messageLoss = "message_loss"
         case rssTail = "rss_tail"
         case errorExamples = "error_examples"

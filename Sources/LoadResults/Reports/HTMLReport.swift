@@ -106,6 +106,8 @@ public enum HTMLReport {
             body += SVGChart.stackedBar(title: "Login phase breakdown (p50, ms)", segments: phases, colors: palette)
         }
 
+        body += serverSection(results)
+
         body += "<h2>Generator health</h2>"
         let healthPoints = points.compactMap { point in point.health.map { (point.end, $0) } }
         body += SVGChart(

@@ -14,6 +14,8 @@ public struct MergedResults: Sendable {
     public var manifests: [RunManifest]
     /// Per-interval values for charts.
     public var points: [IntervalPoint]
+    /// The monitors' intervals, reduced (`--monitor`; empty without).
+    public var monitor: MonitorTimeline
     /// Everything added up.
     public var total: IntervalSnapshot
     public var summary: RunSummary
@@ -42,13 +44,29 @@ public struct MergedResults: Sendable {
         public private(set) var peakLive: Int64 = 0
         /// Outages found so far (`OutageFinder`, fed every interval).
         public private(set) var outageFinder = OutageFinder()
+        /// The monitors' intervals, reduced (`MonitorTimeline`); empty without `--monitor`.
+        public private(set) var monitor = MonitorTimeline()
+        /// Each interval reduced to what the server's costs and the attribution read, per watched
+        /// latency metric (`ServerSide.watchedMetrics`).
+        public private(set) var loadPoints: [String: [LoadPoint]] = [:]
 
         /// `loadEnd`: seconds since the run's start when the load stopped, when known before the
         /// intervals are added (the final log-out is then not taken for an outage).
         public init(loadEnd: Double? = nil) { outageFinder.loadEnd = loadEnd }
 
+        /// Starts the monitors' side with the run's sources (`--monitor`), so a source that never
+        /// answered still shows.
+        public init(loadEnd: Double? = nil, monitors: [MonitorSource]) {
+            self.init(loadEnd: loadEnd)
+            monitor = MonitorTimeline(sources: monitors)
+        }
+
+        /// Adds the next monitor interval (already merged across generators).
+        public mutating func add(monitor interval: MonitorInterval) { monitor.add(interval) }
+
         /// Adds the next interval (already merged across loops or generators).
         public mutating func add(_ interval: IntervalSnapshot) {
+            for metric in ServerSide.watchedMetrics { loadPoints[metric, default: []].append(LoadPoint(interval, metric: metric)) }
             outageFinder.add(interval)
             if let health = interval.health { healths.append(health) }
             peakLive = max(peakLive, interval.gauge(.live))
@@ -105,6 +123,15 @@ public struct MergedResults: Sendable {
             summary.trendsNote = only.trendsNote
             summary.clock = only.clock
         }
+        // The server's side: one run's as it judged it; merged generators' from the merged timeline.
+        summary.monitors = timeline.monitor.summary
+        if directories.count == 1, let only = summaries.first, only.limit != nil || only.serverCosts != nil {
+            (summary.serverCosts, summary.limitedBy, summary.limit) = (only.serverCosts, only.limitedBy, only.limit)
+        } else {
+            summary.serverCosts = ServerSide.costs(timeline)
+            let limit = ServerSide.attribution(timeline, latency: summary.latencyMilliseconds)
+            (summary.limitedBy, summary.limit) = (limit.limitedBy.rawValue, limit)
+        }
         summary.ledger = reconciled
         let controlEvents = summaries.flatMap { $0.controlEvents ?? [] }.sorted { $0.at < $1.at }
         summary.controlEvents = controlEvents.isEmpty ? nil : controlEvents
@@ -126,6 +153,7 @@ public struct MergedResults: Sendable {
         self.directories = directories
         self.manifests = manifests
         self.points = timeline.points
+        self.monitor = timeline.monitor
         self.total = total
     }
 
@@ -149,8 +177,9 @@ public struct MergedResults: Sendable {
             if let manifest = try? directory.readManifest() { manifests.append(manifest) }
             if let summary = try? directory.readSummary() { summaries.append(summary) }
         }
-        var timeline = Timeline(loadEnd: manifests.compactMap { $0.plannedLoad?.stopAfterSeconds }.max())
+        var timeline = Timeline(loadEnd: manifests.compactMap { $0.plannedLoad?.stopAfterSeconds }.max(), monitors: monitorSources(manifests))
         for interval in merged(lines) { timeline.add(interval) }
+        for interval in mergedMonitorIntervals(lines) { timeline.add(monitor: interval) }
         return MergedResults(directories: directories, manifests: manifests, summaries: summaries, timeline: timeline)
     }
 
@@ -168,19 +197,50 @@ public struct MergedResults: Sendable {
         return data.split(separator: 0x0A).filter { !$0.isEmpty }.map { Data($0) }
     }
 
+    /// The k-th load interval of every file merged. Lines that are not load intervals (control
+    /// events, monitor intervals, a torn last line after a crash) are skipped before counting, so
+    /// generators whose files interleave them differently still merge interval by interval.
     private static func merged(_ lines: [[Data]]) -> [IntervalSnapshot] {
+        let files = lines.map { file in
+            file.compactMap { line -> IntervalSnapshot? in
+                // Monitor and control lines are told apart by their `event` key without a full decode.
+                if line.range(of: Data("\"event\":".utf8)) != nil { return nil }
+                return try? ResultsDirectory.decoder.decode(IntervalSnapshot.self, from: line)
+            }
+        }
         var intervals: [IntervalSnapshot] = []
-        let count = lines.map(\.count).max() ?? 0
+        let count = files.map(\.count).max() ?? 0
         for index in 0..<count {
             var merged: IntervalSnapshot?
-            for file in lines where index < file.count {
-                // A torn last line (crash, kill -9) is skipped.
-                guard let snapshot = try? ResultsDirectory.decoder.decode(IntervalSnapshot.self, from: file[index]) else { continue }
-                if merged == nil { merged = snapshot } else { merged!.merge(snapshot) }
+            for file in files where index < file.count {
+                if merged == nil { merged = file[index] } else { merged!.merge(file[index]) }
             }
             if let interval = merged { intervals.append(interval) }
         }
         return intervals
+    }
+
+    /// The k-th monitor interval of every file merged (`MonitorInterval.merge`: one server watched
+    /// by several generators is one source, never a sum).
+    private static func mergedMonitorIntervals(_ lines: [[Data]]) -> [MonitorInterval] {
+        let files = lines.map { $0.compactMap { MonitorInterval.decode(line: $0) } }
+        var intervals: [MonitorInterval] = []
+        let count = files.map(\.count).max() ?? 0
+        for index in 0..<count {
+            var merged: MonitorInterval?
+            for file in files where index < file.count {
+                if merged == nil { merged = file[index] } else { merged!.merge(file[index]) }
+            }
+            if let interval = merged { intervals.append(interval) }
+        }
+        return intervals
+    }
+
+    /// The `--monitor` sources the manifests recorded (each label once), so a source that never
+    /// answered still shows in the report.
+    static func monitorSources(_ manifests: [RunManifest]) -> [MonitorSource] {
+        var seen = Set<String>()
+        return manifests.flatMap { MonitorSource.parseAll($0.settings?.monitors ?? []).sources }.filter { seen.insert($0.label).inserted }
     }
 }
 

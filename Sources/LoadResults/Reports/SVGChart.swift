@@ -5,6 +5,7 @@ import Foundation
 /// A chart is a fixed-size SVG with axes, grid lines with labels, one `<path>` per series and a legend;
 /// a series of a single point is drawn as a dot (a path needs two points to show).
 /// X and Y are plain numbers; `logX` maps the x axis through log10 (used for percentile spectra).
+/// A point whose y is NaN is a gap: the line breaks there (a monitor's gap is never drawn as zero).
 struct SVGChart {
     struct Series {
         var name: String
@@ -29,7 +30,7 @@ struct SVGChart {
     private let left = 64.0, right = 16.0, top = 44.0, bottom = 40.0
 
     func render() -> String {
-        let all = series.flatMap(\.points)
+        let all = series.flatMap(\.points).filter { $0.y.isFinite }
         guard !all.isEmpty else {
             return "<figure><figcaption>\(escape(title))</figcaption><p class=\"empty\">no data</p></figure>"
         }
@@ -86,12 +87,22 @@ struct SVGChart {
                 + "<text x=\"\(f(leftward ? x - 3 : x + 3))\" y=\"\(f(top + 10 + Double(index % 3) * 12))\" class=\"tick\"\(leftward ? " text-anchor=\"end\"" : "")>\(escape(String(marker.label.prefix(26))))</text></g>"
         }
         var legendX = left
-        for entry in series where !entry.points.isEmpty {
-            let d = entry.points.enumerated().map { index, point in "\(index == 0 ? "M" : "L")\(f(px(point.x))),\(f(py(point.y)))" }.joined(
-                separator: " ")
-            svg += "<path d=\"\(d)\" stroke=\"\(entry.color)\" class=\"series\"/>"
-            // A line needs two points: a series with one gets a visible marker.
-            if entry.points.count == 1, let point = entry.points.first {
+        for entry in series where entry.points.contains(where: { $0.y.isFinite }) {
+            // A gap (NaN) ends a run of the line; the next point starts a new one.
+            var d: [String] = []
+            var runs: [[(x: Double, y: Double)]] = [[]]
+            for point in entry.points {
+                if point.y.isFinite {
+                    d.append("\(runs[runs.count - 1].isEmpty ? "M" : "L")\(f(px(point.x))),\(f(py(point.y)))")
+                    runs[runs.count - 1].append(point)
+                } else if !runs[runs.count - 1].isEmpty {
+                    runs.append([])
+                }
+            }
+            svg += "<path d=\"\(d.joined(separator: " "))\" stroke=\"\(entry.color)\" class=\"series\"/>"
+            // A line needs two points: a run of one gets a visible marker.
+            for run in runs where run.count == 1 {
+                let point = run[0]
                 svg += "<circle cx=\"\(f(px(point.x)))\" cy=\"\(f(py(point.y)))\" r=\"4\" fill=\"\(entry.color)\" class=\"point\"/>"
             }
             svg +=

@@ -98,6 +98,7 @@ public enum TextReport {
             line("         those latencies measure the generator, not the server.")
         }
         out += renderHints(summary.hints)
+        out += renderServer(summary)
         if let notices = summary.notices, !notices.isEmpty {
             out += "\nserver notices\n" + notices.map { "  \($0.kind) ×\($0.count): \($0.text)\n" }.joined()
         }

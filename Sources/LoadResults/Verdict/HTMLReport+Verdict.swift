@@ -9,6 +9,7 @@ extension HTMLReport {
             html += "<p class=\"\(style)\"><b>\(esc(outcome.kind.rawValue))</b> — \(esc(outcome.reason))</p>"
             if let work = outcome.work { html += "<p class=\"meta\">\(esc(work.line))</p>" }
         }
+        html += limitParagraph(summary)
         if let thresholds = summary.thresholds, !thresholds.isEmpty {
             html += "<table><tr><th>threshold</th><th>value</th><th>worst window (s)</th><th>result</th></tr>"
             for result in thresholds {

@@ -8,6 +8,7 @@ extension RunSummary {
         findings = verdict.findings
         trendsNote = verdict.trendsNote
         self.verdict = verdict.outcome
+        if let limit = verdict.limit { (limitedBy, self.limit) = (limit.limitedBy.rawValue, limit) }
         if verdict.outcome.failed, StopReason(rawValue: stopReason)?.ranAsPlanned ?? true {
             stopReason = verdict.outcome.kind.rawValue
         }
@@ -20,6 +21,7 @@ extension RunSummary {
             lines.append("verdict: \(verdict.kind.rawValue) — \(verdict.reason)")
             if let work = verdict.work { lines.append("  " + work.line) }
         }
+        if let limit { lines.append("limited by \(limit.limitedBy.rawValue): \(limit.evidence)") }
         if let thresholds, !thresholds.isEmpty {
             let failed = thresholds.filter { $0.status == .fail }.count
             lines.append("thresholds: \(failed == 0 ? "all passed" : "\(failed) of \(thresholds.count) failed")")

@@ -9,12 +9,17 @@ public struct Verdict: Sendable, Equatable, Codable {
     public var outcome: RunOutcome
     /// Why trends were not judged (the run was too short after the warm-up and ramp); nil when they were.
     public var trendsNote: String?
+    /// Who limited the run, with its evidence (`ServerSide.attribution`); nil when not judged.
+    public var limit: LimitAttribution?
 
-    public init(thresholds: [ThresholdResult], findings: [TrendFinding], outcome: RunOutcome, trendsNote: String? = nil) {
+    public init(
+        thresholds: [ThresholdResult], findings: [TrendFinding], outcome: RunOutcome, trendsNote: String? = nil, limit: LimitAttribution? = nil
+    ) {
         self.thresholds = thresholds
         self.findings = findings
         self.outcome = outcome
         self.trendsNote = trendsNote
+        self.limit = limit
     }
 
     /// True when no threshold failed (a threshold without data does not fail).

@@ -3,17 +3,20 @@
 /// candidate first when k is even, so drift of the machine (another job starting, caches warming,
 /// thermal throttling) hits both sides alike. A pure value: tests check the schedule as a table.
 public struct ABPlan: Sendable, Equatable {
-    /// One side of the comparison: its label and its servers (as `run`'s `--server`, repeatable).
+    /// One side of the comparison: its label, its servers (as `run`'s `--server`, repeatable) and
+    /// what watches them (as `run`'s `--monitor`: each side's own server process or endpoint).
     public struct Side: Sendable, Equatable {
         /// `baseline` or `candidate` (the `ab-side` tag and the directory names).
         public var role: String
         public var label: String
         public var servers: [String]
+        public var monitors: [String]
 
-        public init(role: String, label: String, servers: [String]) {
+        public init(role: String, label: String, servers: [String], monitors: [String] = []) {
             self.role = role
             self.label = label
             self.servers = servers
+            self.monitors = monitors
         }
     }
 

@@ -26,6 +26,7 @@ public struct ChildRunLauncher: RunLauncher {
     public func arguments(_ planned: ABPlan.PlannedRun) -> [String] {
         var arguments = ["run", profile] + flags
         for server in planned.side.servers { arguments += ["--server", server] }
+        for monitor in planned.side.monitors { arguments += ["--monitor", monitor] }
         arguments += [
             "--out", planned.directory, "--label", planned.side.label, "--tag", "ab-round=\(planned.round)", "--tag",
             "ab-side=\(planned.side.role)",

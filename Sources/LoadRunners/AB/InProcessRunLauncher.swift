@@ -21,6 +21,7 @@ public struct InProcessRunLauncher: RunLauncher {
     public func launch(_ planned: ABPlan.PlannedRun) async throws -> ABRunner.Outcome {
         var options = options
         options.servers = planned.side.servers
+        options.monitors += planned.side.monitors
         options.out = planned.directory
         options.label = planned.side.label
         options.tags += ["ab-round=\(planned.round)", "ab-side=\(planned.side.role)"]

@@ -33,10 +33,6 @@ public final class CapacityRunner: Sendable {
     private let say: @Sendable (String) -> Void
     private let current = Mutex(Current())
 
-    /// Pause after a passing step so the server settles (sessions of the last step have logged out);
-    /// after a failed one the pause is the warm-up's length, if longer.
-    public static let pause = Duration.seconds(1)
-
     /// `say` gets the search's progress lines (the command prints them).
     public init(
         setup: CapacitySetup, configuration: RunConfiguration, directory: ResultsDirectory, profileName: String,
@@ -73,8 +69,19 @@ public final class CapacityRunner: Sendable {
             "each step: \(DurationText.format(setup.warmup)) warm-up + \(DurationText.format(setup.hold)) judged (interval \(DurationText.format(setup.interval))); results: \(directory.path)"
         )
         var lateNotes: [String] = []
+        // Each step starts on a settled server (a ladder of several generators waits for its slot
+        // instead): its backlog drained, its CPU back near the idle level measured now.
+        let settler = ladderStart(1) == nil ? StepSettler(configuration: configuration) : nil
+        var startState = await settler?.measureIdle()
+        if let startState { say("  \(startState.reason)") }
         while case .step(let load, let purpose) = search.next, !interrupted {
             let index = steps.count + 1
+            if index > 1, let settler {
+                let state = await settler.settle(stopped: { [self] in self.interrupted })
+                say("  \(state.settled ? "" : "warning: ")\(state.reason) (waited \(String(format: "%.1f", state.waitedSeconds)) s)")
+                startState = state
+                if interrupted { break }
+            }
             if let due = ladderStart(index) {
                 // A ladder of several generators: every one starts step k at the same time.
                 let wait = due.timeIntervalSinceNow
@@ -96,27 +103,25 @@ public final class CapacityRunner: Sendable {
             let watch = CapacityStepWatch(step: index, asked: load, warmup: setup.warmup.seconds, rules: setup.rules, log: log)
             say("step \(index) (\(purpose.rawValue)): \(dimension.format(load)) …")
             current.withLock { $0.run = run }
+            let outcome: RunResult
             do {
                 let judge = RunJudge(evaluator: run.defaultJudge.evaluator, stopRule: watch.stopRule)
-                _ = try await run.run(judge: judge, sinks: [watch.sink, StepNotices(say: say)])
+                outcome = try await run.run(judge: judge, sinks: [watch.sink, StepNotices(say: say)])
             } catch {
                 current.withLock { $0.run = nil }
                 throw StepFailure(step: index, underlying: "\(error)")
             }
             current.withLock { $0.run = nil }
             if interrupted { break }
-            let step = CapacityJudge.judge(
+            var step = CapacityJudge.judge(
                 intervals: watch.intervals, rules: setup.rules, dimension: dimension, asked: load, warmup: setup.warmup.seconds,
                 loadEnd: (setup.warmup + setup.hold).seconds, index: index, purpose: purpose, cutAt: watch.cutAt,
                 directory: "steps/\(name)")
+            step.start = startState
+            step.limit = outcome.summary.limit
             steps.append(step)
             say("  " + Self.line(step, rules: setup.rules, dimension: dimension))
             search.record(step.outcome)
-            // After an overload the server may still be draining it: give it a warm-up's time (a
-            // ladder waits for its next slot instead).
-            if ladderStart(index + 1) == nil {
-                try await Task.sleep(for: step.outcome == .pass ? Self.pause : Swift.max(Self.pause, setup.warmup))
-            }
         }
         var result = CapacityResult(
             search: search, steps: steps, rules: setup.rules, dimension: dimension, warmupSeconds: setup.warmup.seconds,
@@ -153,6 +158,7 @@ public final class CapacityRunner: Sendable {
         var text = parts.joined(separator: ", ") + " — \(step.outcome.rawValue)"
         if step.cutShort { text += " (cut short)" }
         if let reason = step.reason { text += ": \(reason)" }
+        if let limit = step.limit, limit.limitedBy == .server || limit.limitedBy == .generator { text += " [\(limit.limitedBy.rawValue)-bound]" }
         return text
     }
 

@@ -49,6 +49,8 @@ public struct RunOptions: Sendable, Equatable {
     /// `--tag key=value`, in order.
     public var tags: [String] = []
     public var limits = SessionLimitOptions()
+    /// `--monitor SPEC`, in order (`MonitorSource`: `process:PID`, `process:NAME`, `prometheus:URL`).
+    public var monitors: [String] = []
     // The load (`run` only; `capacity` sets them per step).
     public var sessions: Int?
     public var ramp: String?

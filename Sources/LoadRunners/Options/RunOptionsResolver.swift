@@ -138,6 +138,8 @@ public struct RunOptionsResolver: Sendable {
         let flagThresholds = Self.parseThresholds(options.thresholds, problems: &problems)
         problems += Self.thresholdMetricProblems(flagThresholds, definition: definition)
         let warmup = LoadFlags.duration(options.warmup, flag: "--warmup", problems: &problems) ?? .zero
+        let monitors = MonitorSource.parseAll(options.monitors)
+        problems += monitors.problems.map(\.description)
         let limits = options.limits.resolve(problems: &problems)
         SessionLimitOptions.checkCredentials(password: password, accountPrefix: options.accountPrefix, problems: &problems)
         // No default password: a run that guessed one would log in as nobody meant it to.
@@ -177,6 +179,7 @@ public struct RunOptionsResolver: Sendable {
         if segment.count > 1, let whole = Self.parseRange(accountsText) {
             configuration.population = PlannedPopulation(plan: plan, definition: definition, accounts: whole, segmentCount: segment.count)
         }
+        configuration.monitors = monitors.sources
         configuration.xmlLimits = limits.xml
         configuration.maxSCRAMIterations = limits.maxSCRAMIterations
         let thresholds = definition.thresholds + flagThresholds
