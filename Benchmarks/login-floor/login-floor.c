@@ -1,13 +1,26 @@
 // login-floor — the least CPU any client can spend on xmppload's login profile on this machine.
 //
-// A deliberately minimal XMPP client in C: the same exchange as profiles/login.yaml over plain TCP
-// (stream header, SCRAM-SHA-1 with the salted password cached, stream restart, bind, roster get,
-// initial presence until the server echoes it, unavailable presence and </stream:stream> until the
-// server closes), with fixed strings, substring matching instead of an XML parser, one login at a time,
-// no metrics, no timeouts. What it spends per login is the kernel's share (socket, connect, one write
-// and one wake-up plus read per round trip, close) plus a few HMACs: the floor under any real client.
-// scripts/bench-sessions prints it next to xmppload's own figure. Not a load tool: no error recovery
-// beyond exiting with a message.
+// A deliberately minimal XMPP client in C doing exactly the exchange xmppload does for
+// profiles/login.yaml over plain TCP, byte for byte on the wire (checked against `strace -e write`
+// of xmppload, 2026-11-28): stream header, SCRAM-SHA-1, stream restart, bind (id 'bind1'), roster get
+// (id 'q1') once bound, initial presence once the roster came, until the server echoes it, then
+// unavailable presence and </stream:stream> in one write, until the server closes. TCP_NODELAY on, as
+// NIO sets it. The crypto is xmppload's, call for call: the nonce is 18 bytes taken from a 4 KiB block
+// of libcrypto's generator refilled when spent (Sources/XMPPCore/SASL/RandomPool.swift: one
+// RAND_bytes per 227 logins, not one per login); ClientKey, StoredKey and ServerKey are derived once per
+// (salt, iterations) and kept (SCRAMKeyCache caches the keys, not only SaltedPassword), so a login
+// makes two HMACs, ClientSignature and ServerSignature, both with the CCrypto shim's
+// xmppload_hmac (libcrypto's low-level SHA-1 on the stack, no EVP, no allocation); the server's
+// signature is base64-decoded and compared in constant time, as SCRAMClient does.
+//
+// What it leaves out, being a floor: an XML parser (substring matching on the bytes of this login),
+// SASLprep and the server-first grammar checks, metrics, timeouts, and more than one login at a time.
+// The first session of an xmppload run also asks the server for its version, disco#info and three
+// XEP-0202 clock samples (run facts); the floor does not, which is one session in a thousand.
+// What it spends per login is the kernel's share (socket, connect, one write and one wake-up plus read
+// per round trip, close) plus two HMACs: the floor under any client doing this work. scripts/bench-sessions
+// prints it next to xmppload's own figure. Not a load tool: no error recovery beyond exiting with a
+// message.
 //
 // Like xmppload it uses non-blocking sockets and epoll (a blocking variant measured the same). It
 // expects Prosody's way of writing XML (single-quoted attributes), i.e. scripts/local-server.
@@ -19,10 +32,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
-#include <openssl/sha.h>
+#include <netinet/tcp.h>
+#include "../../Sources/CCrypto/shim.h" // xmppload_hmac, and libcrypto's headers
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,22 +95,45 @@ static int unb64(const char *src, int n, unsigned char *out) {
   return len;
 }
 
-// SaltedPassword cached for the last (salt, iterations), as RFC 5802 allows and xmppload does.
+// RandomPool: 18 bytes per nonce from a 4 KiB block of libcrypto's generator, each byte handed out once.
+enum { pool_size = 4096 };
+static unsigned char pool[pool_size];
+static size_t pool_next = pool_size;
+
+static void pooled_random(unsigned char *out, size_t n) {
+  if (pool_size - pool_next < n) {
+    if (RAND_bytes(pool, pool_size) != 1) die("RAND_bytes failed", NULL);
+    pool_next = 0;
+  }
+  memcpy(out, pool + pool_next, n);
+  pool_next += n;
+}
+
+// SCRAMKeyCache: the keys derived from (salt, iterations), as RFC 5802 allows and xmppload does.
 static char cached_salt[256];
 static int cached_iterations;
-static unsigned char salted[SHA_DIGEST_LENGTH];
+static unsigned char client_key[SHA_DIGEST_LENGTH], stored_key[SHA_DIGEST_LENGTH], server_key[SHA_DIGEST_LENGTH];
+
+static void derive_keys(const char *password, const unsigned char *salt, int salt_len, int iterations) {
+  unsigned char salted[SHA_DIGEST_LENGTH];
+  unsigned int len;
+  if (PKCS5_PBKDF2_HMAC(password, (int)strlen(password), salt, salt_len, iterations, EVP_sha1(), sizeof salted, salted) != 1)
+    die("PBKDF2 failed", NULL);
+  xmppload_hmac(1, salted, sizeof salted, (const unsigned char *)"Client Key", 10, client_key);
+  if (EVP_Digest(client_key, sizeof client_key, stored_key, &len, EVP_sha1(), NULL) != 1) die("SHA-1 failed", NULL);
+  xmppload_hmac(1, salted, sizeof salted, (const unsigned char *)"Server Key", 10, server_key);
+}
 
 static void login(const struct sockaddr_in *addr, const char *domain, const char *password, long user) {
   char header[512], buf[2048], first_bare[256], server_first[512], final_bare[512], auth_message[1536];
-  unsigned char raw[512], nonce[18], key[SHA_DIGEST_LENGTH], stored[SHA_DIGEST_LENGTH],
-      signature[SHA_DIGEST_LENGTH], proof[SHA_DIGEST_LENGTH], server_key[SHA_DIGEST_LENGTH],
-      server_signature[SHA_DIGEST_LENGTH];
-  char nonce_b64[32], proof_b64[64], sig_b64[64];
-  unsigned int len;
+  unsigned char raw[512], nonce[18], signature[64], proof[SHA_DIGEST_LENGTH], server_signature[64];
+  char nonce_b64[32], proof_b64[64];
   in_len = 0;
 
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
   if (fd < 0) die("socket failed", strerror(errno));
+  int on = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
   if (connect(fd, (const struct sockaddr *)addr, sizeof *addr) != 0) {
     if (errno != EINPROGRESS) die("connect failed", strerror(errno));
   }
@@ -113,11 +147,11 @@ static void login(const struct sockaddr_in *addr, const char *domain, const char
   epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev);
   snprintf(header, sizeof header,
            "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' "
-           "to='%s' version='1.0'>", domain);
+           "version='1.0' to='%s'>", domain);
   send_str(fd, header);
   char *at = wait_for(fd, "</stream:features>", 0);
 
-  RAND_bytes(nonce, sizeof nonce);
+  pooled_random(nonce, sizeof nonce);
   b64(nonce, sizeof nonce, nonce_b64);
   snprintf(first_bare, sizeof first_bare, "n=user%ld,r=%s", user, nonce_b64);
   snprintf(buf, sizeof buf, "n,,%s", first_bare);
@@ -142,15 +176,15 @@ static void login(const struct sockaddr_in *addr, const char *domain, const char
   if (iterations != cached_iterations || strcmp(salt_b64, cached_salt) != 0) {
     unsigned char salt[256];
     int sl = unb64(salt_b64, (int)salt_len, salt);
-    PKCS5_PBKDF2_HMAC_SHA1(password, (int)strlen(password), salt, sl, iterations, sizeof salted, salted);
+    derive_keys(password, salt, sl, iterations);
     strcpy(cached_salt, salt_b64); cached_iterations = iterations;
   }
   snprintf(final_bare, sizeof final_bare, "c=biws,r=%.*s", (int)(s - (r + 2)), r + 2);
-  snprintf(auth_message, sizeof auth_message, "%s,%s,%s", first_bare, server_first, final_bare);
-  HMAC(EVP_sha1(), salted, sizeof salted, (const unsigned char *)"Client Key", 10, key, &len);
-  SHA1(key, sizeof key, stored);
-  HMAC(EVP_sha1(), stored, sizeof stored, (unsigned char *)auth_message, strlen(auth_message), signature, &len);
-  for (int k = 0; k < SHA_DIGEST_LENGTH; k++) proof[k] = key[k] ^ signature[k];
+  size_t auth_len = (size_t)snprintf(auth_message, sizeof auth_message, "%s,%s,%s", first_bare, server_first, final_bare);
+  // SCRAMClient.clientFinalMessage(keys:): both signatures now, the proof from the first.
+  xmppload_hmac(1, stored_key, sizeof stored_key, (unsigned char *)auth_message, auth_len, signature);
+  xmppload_hmac(1, server_key, sizeof server_key, (unsigned char *)auth_message, auth_len, server_signature);
+  for (int k = 0; k < SHA_DIGEST_LENGTH; k++) proof[k] = client_key[k] ^ signature[k];
   b64(proof, sizeof proof, proof_b64);
   snprintf(buf, sizeof buf, "%s,p=%s", final_bare, proof_b64);
   b64((unsigned char *)buf, (int)strlen(buf), encoded);
@@ -162,19 +196,20 @@ static void login(const struct sockaddr_in *addr, const char *domain, const char
   if (!v) die("no <success>", NULL);
   v = strchr(v, '>') + 1;
   n = unb64(v, (int)(success - strlen("</success>") - v), raw);
-  HMAC(EVP_sha1(), salted, sizeof salted, (const unsigned char *)"Server Key", 10, server_key, &len);
-  HMAC(EVP_sha1(), server_key, sizeof server_key, (unsigned char *)auth_message, strlen(auth_message), server_signature, &len);
-  b64(server_signature, sizeof server_signature, sig_b64);
-  if (n < 3 || memcmp(raw, "v=", 2) != 0 || strncmp((char *)raw + 2, sig_b64, strlen(sig_b64)) != 0)
-    die("server signature mismatch", NULL);
+  // verifyServerFinal: v=base64(ServerSignature), decoded and compared in constant time.
+  unsigned char got[SHA_DIGEST_LENGTH + 3];
+  int got_len = n >= 3 && memcmp(raw, "v=", 2) == 0 ? unb64((char *)raw + 2, n - 2, got) : -1;
+  unsigned char difference = got_len == SHA_DIGEST_LENGTH ? 0 : 1;
+  for (int k = 0; k < SHA_DIGEST_LENGTH; k++) difference |= got[k] ^ server_signature[k];
+  if (difference) die("server signature mismatch", NULL);
 
   send_str(fd, header);
   mark = (size_t)(success - in);
   at = wait_for(fd, "</stream:features>", mark);
-  send_str(fd, "<iq type='set' id='b1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>load</resource></bind></iq>");
+  send_str(fd, "<iq type='set' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>load</resource></bind></iq>");
   at = wait_for(fd, "</iq>", (size_t)(at - in));
-  send_str(fd, "<iq type='get' id='r1'><query xmlns='jabber:iq:roster'/></iq>");
-  char *roster = wait_for(fd, "id='r1'", (size_t)(at - in));
+  send_str(fd, "<iq type='get' id='q1'><query xmlns='jabber:iq:roster'/></iq>");
+  char *roster = wait_for(fd, "id='q1'", (size_t)(at - in));
   at = wait_for(fd, "</iq>", (size_t)(roster - in));
   send_str(fd, "<presence/>");
   // The server's echo of our own presence: the first <presence after this point whose from is us.

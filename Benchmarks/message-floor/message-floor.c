@@ -1,22 +1,30 @@
 // message-floor — the least CPU any client can spend per one-to-one chat message on this machine.
 //
 // A deliberately minimal XMPP client in C, the message counterpart of Benchmarks/login-floor: two
-// connections over plain TCP log in with SASL PLAIN (no SCRAM: the login is not what is measured),
-// bind a resource and send initial presence; then the first sends COUNT chat messages to the second's
-// full JID, one at a time, each sent only after the previous one arrived (as xmppload's chat steps are
-// spaced, every message is its own write, wake-up and read on both sides). No XML parser: the receiver
-// counts closing `</message>` tags. What it spends per message (send + server round trip + receive) is
+// connections over plain TCP log in with SASL PLAIN (no SCRAM: the login is not what is measured; as
+// xmppload's message runs in scripts/bench-sessions), bind the resource 'load' and send initial presence
+// until it is echoed; then COUNT chat messages go back and forth between them, one in flight: the first
+// connection sends to the second, which on its arrival sends the next to the first, and so on (the
+// exchange xmppload's "floors' exchange" run makes, `message` then `wait: {for: message}`, whose two
+// sessions settle into exactly this ping-pong). Each message is the stanza xmppload writes, byte for
+// byte but for its numbers: to the peer's bare JID, type chat, the 20-byte filler body
+// `xmppload-filler-0123` and xmppload's stamp (run id, sender serial, per-sender sequence from 1, sent
+// and intended time in nanoseconds of a monotonic clock since the loop began; `t` = `i`, as in a send
+// on receipt). So every message is one write, one wake-up and one read, as in xmppload. No XML parser:
+// the receiving connection looks for the closing `</message>`, and the stamp is not read back (xmppload
+// parses it for latency and loss). What it spends per message (send + server round trip + receive) is
 // the kernel's share under any real client; scripts/bench-sessions prints it next to xmppload's figure.
 // Not a load tool: no error recovery beyond exiting with a message. Expects Prosody's way of writing
 // XML (scripts/local-server).
 //
-// usage: message-floor HOST PORT DOMAIN PASSWORD SENDER RECEIVER COUNT
-//   SENDER and RECEIVER are account numbers (user<N>); prints:
+// usage: message-floor HOST PORT DOMAIN PASSWORD FIRST SECOND COUNT
+//   FIRST and SECOND are account numbers (user<N>), FIRST sends the first message; prints:
 //   messages cpu_seconds user_seconds kernel_seconds wall_seconds (CPU of the message loop only)
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +89,8 @@ static void login(struct conn *c, const struct sockaddr_in *addr, const char *do
   c->len = 0;
   c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
   if (c->fd < 0) die("socket failed", strerror(errno));
+  int on = 1;
+  setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on); // as NIO (so xmppload) sets it
   if (connect(c->fd, (const struct sockaddr *)addr, sizeof *addr) != 0 && errno != EINPROGRESS)
     die("connect failed", strerror(errno));
   struct epoll_event ev = {.events = EPOLLOUT, .data.ptr = c};
@@ -93,7 +103,7 @@ static void login(struct conn *c, const struct sockaddr_in *addr, const char *do
   epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev);
   snprintf(header, sizeof header,
            "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' "
-           "to='%s' version='1.0'>", domain);
+           "version='1.0' to='%s'>", domain);
   send_str(c, header);
   wait_for(c, "</stream:features>");
   int n = snprintf(plain, sizeof plain, "%cuser%ld%c%s", 0, user, 0, password);
@@ -103,12 +113,12 @@ static void login(struct conn *c, const struct sockaddr_in *addr, const char *do
   wait_for(c, "<success");
   send_str(c, header);
   wait_for(c, "</stream:features>");
-  send_str(c, "<iq type='set' id='b1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>floor</resource></bind></iq>");
+  send_str(c, "<iq type='set' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>load</resource></bind></iq>");
   wait_for(c, "</iq>");
   send_str(c, "<presence/>");
   // The server's echo of our own initial presence.
   char own[128];
-  snprintf(own, sizeof own, "from='user%ld@%s/floor'", user, domain);
+  snprintf(own, sizeof own, "from='user%ld@%s/load'", user, domain);
   wait_for(c, own);
 }
 
@@ -116,32 +126,46 @@ static double now_s(void) {
   struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+static unsigned long long now_ns(void) {
+  struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
 static double seconds_between(struct timeval from, struct timeval to) {
   return (double)(to.tv_sec - from.tv_sec) + (double)(to.tv_usec - from.tv_usec) / 1e6;
 }
 
 int main(int argc, char **argv) {
-  if (argc != 8) die("usage: message-floor HOST PORT DOMAIN PASSWORD SENDER RECEIVER COUNT", NULL);
+  if (argc != 8) die("usage: message-floor HOST PORT DOMAIN PASSWORD FIRST SECOND COUNT", NULL);
   struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[2]))};
   if (inet_pton(AF_INET, argv[1], &addr.sin_addr) != 1) die("HOST must be an IPv4 address", argv[1]);
   long sender = atol(argv[5]), receiver = atol(argv[6]), count = atol(argv[7]);
   if (sender < 1 || receiver < 1 || sender == receiver || count < 1)
-    die("SENDER and RECEIVER must be different account numbers of at least 1, COUNT at least 1", NULL);
+    die("FIRST and SECOND must be different account numbers of at least 1, COUNT at least 1", NULL);
   const char *domain = argv[3];
   ep = epoll_create1(0);
   static struct conn a, b;
   login(&a, &addr, domain, argv[4], sender);
   login(&b, &addr, domain, argv[4], receiver);
-  char message[512];
+  // A run id of xmppload's length (yyyymmdd-hhmmss-xxxxxxx).
+  char run[32], message[512];
+  time_t wall = time(NULL);
+  strftime(run, sizeof run, "%Y%m%d-%H%M%S-floor00", gmtime(&wall));
+  // Nanoseconds since a clock origin 2 s back: an xmppload session sends its first message after logging
+  // in and thinking 2 s, so its stamps carry times of 10 digits; these do too.
+  unsigned long long origin = now_ns() - 2000000000ull;
   double start = now_s();
   struct rusage before, after;
   getrusage(RUSAGE_SELF, &before);
   for (long k = 0; k < count; k++) {
+    // Even k: the first connection (serial 0) to the second; odd k: back. Sequences count from 1 per sender.
+    struct conn *from = k % 2 == 0 ? &a : &b, *to = k % 2 == 0 ? &b : &a;
+    unsigned long long sent = now_ns() - origin;
     snprintf(message, sizeof message,
-             "<message to='user%ld@%s/floor' type='chat' id='m%ld'><body>message-floor %ld</body></message>",
-             receiver, domain, k, k);
-    send_str(&a, message);
-    wait_for(&b, "</message>");
+             "<message to='user%ld@%s' type='chat'><body>xmppload-filler-0123</body><stamp xmlns='urn:xmppload:stamp:0'"
+             " r='%s' s='%ld' q='%ld' t='%llu' i='%llu'/></message>",
+             k % 2 == 0 ? receiver : sender, domain, run, k % 2, k / 2 + 1, sent, sent);
+    send_str(from, message);
+    wait_for(to, "</message>");
   }
   getrusage(RUSAGE_SELF, &after);
   double user = seconds_between(before.ru_utime, after.ru_utime), kernel = seconds_between(before.ru_stime, after.ru_stime);

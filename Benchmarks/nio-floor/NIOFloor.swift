@@ -2,8 +2,10 @@
 //
 // The two minimal C clients Benchmarks/login-floor and Benchmarks/message-floor, redone on SwiftNIO's
 // public API and nothing else: one MultiThreadedEventLoopGroup thread, a ClientBootstrap, one
-// ChannelInboundHandler per connection. The exchange is the C floors' byte for byte (the same fixed
-// strings, SCRAM-SHA-1 with the salted password cached as login-floor caches it, SASL PLAIN for the
+// ChannelInboundHandler per connection. The exchange is the C floors' and so xmppload's byte for byte
+// (the same stanzas, SCRAM-SHA-1 with xmppload's crypto: nonces from a 4 KiB block of libcrypto's
+// generator, the three keys cached per salt and iteration count, two on-stack HMACs a login through the
+// CCrypto shim's xmppload_hmac; SASL PLAIN and xmppload's stamped chat message, one in flight, for the
 // message floor), one writeAndFlush of a ByteBuffer per send, substring matching on a ByteBuffer
 // accumulator per connection instead of an XML parser (no libxml2, no Foundation), libcrypto through
 // CCrypto for the same calls as the C code. So the CPU it spends per login or message, minus the C
@@ -17,9 +19,9 @@
 //   as login-floor: logs in user<FIRST>..user<FIRST+COUNT-1> one at a time, login k starting at
 //   start + k/RATE s (late starts run at once, as soon as the previous login is over); prints:
 //   logins cpu_seconds user_seconds kernel_seconds wall_seconds (CPU of the login loop only)
-// usage: nio-floor message HOST PORT DOMAIN PASSWORD SENDER RECEIVER COUNT
-//   as message-floor: user<SENDER> and user<RECEIVER> log in, then COUNT chat messages go from the first
-//   to the second, each sent once the previous one arrived; prints:
+// usage: nio-floor message HOST PORT DOMAIN PASSWORD FIRST SECOND COUNT
+//   as message-floor: user<FIRST> and user<SECOND> log in, then COUNT chat messages (xmppload's stamped
+//   stanza) go back and forth between them, one in flight, each sent once the previous one arrived; prints:
 //   messages cpu_seconds user_seconds kernel_seconds wall_seconds (CPU of the message loop only)
 
 import CCrypto
@@ -126,11 +128,27 @@ func unbase64(_ src: UnsafeRawBufferPointer) -> [UInt8] {
     return out
 }
 
+/// HMAC-SHA-1 as xmppload makes it (CryptoPrimitives.hmac): the CCrypto shim's on-stack HMAC.
 func hmacSHA1(key: [UInt8], _ data: [UInt8]) -> [UInt8] {
-    var out = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
-    var length: UInt32 = 0
-    _ = HMAC(EVP_sha1(), key, Int32(key.count), data, data.count, &out, &length)
+    var out = [UInt8](repeating: 0, count: 64)
+    let count = xmppload_hmac(1, key, key.count, data, data.count, &out)
+    out.removeLast(out.count - Int(count))
     return out
+}
+
+/// xmppload's RandomPool: bytes handed out once each from a 4 KiB block of libcrypto's generator.
+struct RandomBlock {
+    private var block = [UInt8](repeating: 0, count: 4096)
+    private var next = 4096
+
+    mutating func bytes(_ count: Int) -> [UInt8] {
+        if block.count - next < count {
+            if RAND_bytes(&block, Int32(block.count)) != 1 { die("RAND_bytes failed") }
+            next = 0
+        }
+        defer { next += count }
+        return Array(block[next..<next + count])
+    }
 }
 
 func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
@@ -141,7 +159,7 @@ func fixed(_ s: String) -> ByteBuffer { ByteBuffer(string: s) }
 func streamHeader(_ domain: String) -> ByteBuffer {
     fixed(
         "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' "
-            + "to='\(domain)' version='1.0'>")
+            + "version='1.0' to='\(domain)'>")
 }
 
 // MARK: - The event loop's state common to both modes
@@ -242,17 +260,22 @@ struct LoginConfig: Sendable {
 
 final class LoginFloor: Floor {
     let config: LoginConfig
-    let bind = fixed("<iq type='set' id='b1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>load</resource></bind></iq>")
-    let roster = fixed("<iq type='get' id='r1'><query xmlns='jabber:iq:roster'/></iq>")
+    let bind = fixed("<iq type='set' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>load</resource></bind></iq>")
+    let roster = fixed("<iq type='get' id='q1'><query xmlns='jabber:iq:roster'/></iq>")
     let presence = fixed("<presence/>")
     let goodbye = fixed("<presence type='unavailable'/></stream:stream>")
     /// The login under way (k in the C loop) and its connection.
     private(set) var k = 0
     var current: LoginConnection?
-    /// SaltedPassword cached for the last (salt, iterations), as RFC 5802 allows and xmppload does.
+    /// ClientKey, StoredKey and ServerKey cached for the last (salt, iterations), as RFC 5802 allows
+    /// and xmppload's SCRAMKeyCache does.
     var cachedSalt: [UInt8] = []
     var cachedIterations: Int32 = 0
-    var salted = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
+    var clientKey: [UInt8] = []
+    var storedKey: [UInt8] = []
+    var serverKey: [UInt8] = []
+    /// Where the nonces come from.
+    var random = RandomBlock()
 
     init(server: Server, config: LoginConfig, loop: EventLoop, done: EventLoopPromise<Figures>) {
         self.config = config
@@ -315,7 +338,8 @@ final class LoginConnection: ChannelInboundHandler {
     private var input = ByteBuffer()
     private var state = State.features(from: 0)
     private var firstBare: [UInt8] = []
-    private var authMessage: [UInt8] = []
+    /// The ServerSignature the server must send back (computed with the proof, as SCRAMClient does).
+    private var serverSignature: [UInt8] = []
 
     init(floor: LoginFloor, user: Int) {
         self.floor = floor
@@ -329,7 +353,7 @@ final class LoginConnection: ChannelInboundHandler {
         case .challenge: "</challenge>"
         case .success: "</success>"
         case .bound, .rosterEnd: "</iq>"
-        case .rosterID: "id='r1'"
+        case .rosterID: "id='q1'"
         case .presence: "<presence"
         case .presenceEnd: ">"
         case .closing: "the close"
@@ -405,7 +429,7 @@ final class LoginConnection: ChannelInboundHandler {
                 send(context, floor.roster)
                 state = .rosterID(from: at)
             case .rosterID(let from):
-                guard let at = find("id='r1'", from: from) else { return }
+                guard let at = find("id='q1'", from: from) else { return }
                 state = .rosterEnd(from: at)
             case .rosterEnd(let from):
                 guard let at = find("</iq>", from: from) else { return }
@@ -430,9 +454,7 @@ final class LoginConnection: ChannelInboundHandler {
     }
 
     private func sendAuth(_ context: ChannelHandlerContext) {
-        var nonce = [UInt8](repeating: 0, count: 18)
-        RAND_bytes(&nonce, Int32(nonce.count))
-        firstBare = bytes("n=user\(user),r=") + base64(nonce)
+        firstBare = bytes("n=user\(user),r=") + base64(floor.random.bytes(18))
         let encoded = base64(bytes("n,,") + firstBare)
         send(context, bytes("<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='SCRAM-SHA-1'>"), encoded, bytes("</auth>"))
     }
@@ -462,18 +484,28 @@ final class LoginConnection: ChannelInboundHandler {
         if iterations != floor.cachedIterations || saltB64 != floor.cachedSalt {
             let salt = saltB64.withUnsafeBytes { unbase64($0) }
             let password = floor.server.password
-            PKCS5_PBKDF2_HMAC_SHA1(
-                password, Int32(password.utf8.count), salt, Int32(salt.count), iterations, SHA_DIGEST_LENGTH, &floor.salted)
+            var salted = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
+            guard
+                PKCS5_PBKDF2_HMAC(
+                    password, Int32(password.utf8.count), salt, Int32(salt.count), iterations, EVP_sha1(), SHA_DIGEST_LENGTH,
+                    &salted) == 1
+            else { die("PBKDF2 failed") }
+            floor.clientKey = hmacSHA1(key: salted, bytes("Client Key"))
+            var stored = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
+            var length: UInt32 = 0
+            guard EVP_Digest(floor.clientKey, floor.clientKey.count, &stored, &length, EVP_sha1(), nil) == 1 else {
+                die("SHA-1 failed")
+            }
+            floor.storedKey = stored
+            floor.serverKey = hmacSHA1(key: salted, bytes("Server Key"))
             floor.cachedSalt = saltB64
             floor.cachedIterations = iterations
         }
         let finalBare = bytes("c=biws,r=") + serverFirst[(r + 2)..<s]
-        authMessage = firstBare + [UInt8(ascii: ",")] + serverFirst + [UInt8(ascii: ",")] + finalBare
-        let key = hmacSHA1(key: floor.salted, bytes("Client Key"))
-        var stored = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
-        SHA1(key, key.count, &stored)
-        let signature = hmacSHA1(key: stored, authMessage)
-        var proof = key
+        let authMessage = firstBare + [UInt8(ascii: ",")] + serverFirst + [UInt8(ascii: ",")] + finalBare
+        let signature = hmacSHA1(key: floor.storedKey, authMessage)
+        serverSignature = hmacSHA1(key: floor.serverKey, authMessage)
+        var proof = floor.clientKey
         for index in proof.indices { proof[index] ^= signature[index] }
         let encoded = base64(finalBare + bytes(",p=") + base64(proof))
         send(context, bytes("<response xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>"), encoded, bytes("</response>"))
@@ -481,11 +513,12 @@ final class LoginConnection: ChannelInboundHandler {
 
     private func verifySuccess(mark: Int, end: Int) {
         let raw = payload(open: "<success", closeLength: 10, mark: mark, end: end, or: "no <success>")
-        let serverKey = hmacSHA1(key: floor.salted, bytes("Server Key"))
-        let signature = base64(hmacSHA1(key: serverKey, authMessage))
-        guard raw.count >= 3, raw.starts(with: bytes("v=")), raw.dropFirst(2).starts(with: signature) else {
-            die("server signature mismatch")
-        }
+        // SCRAMClient.verifyServerFinal: v=base64(ServerSignature), decoded and compared in constant time.
+        guard raw.count >= 3, raw.starts(with: bytes("v=")) else { die("server signature mismatch") }
+        let got = raw.withUnsafeBytes { unbase64(UnsafeRawBufferPointer(rebasing: $0[2...])) }
+        var difference: UInt8 = got.count == serverSignature.count ? 0 : 1
+        for index in 0..<min(got.count, serverSignature.count) { difference |= got[index] ^ serverSignature[index] }
+        guard difference == 0 else { die("server signature mismatch") }
     }
 }
 
@@ -499,11 +532,15 @@ struct MessageConfig: Sendable {
 
 final class MessageFloor: Floor {
     let config: MessageConfig
-    let bind = fixed("<iq type='set' id='b1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>floor</resource></bind></iq>")
+    let bind = fixed("<iq type='set' id='bind1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>load</resource></bind></iq>")
     let presence = fixed("<presence/>")
     let close = fixed("</stream:stream>")
-    /// The message up to its id, and its parts after.
-    private let messageStart: String
+    /// The message to the second account and to the first, up to the stamp's sender serial.
+    private let toSecond: String
+    private let toFirst: String
+    /// The stamp's run id (xmppload's length) and clock origin: 2 s back, so times have xmppload's 10 digits.
+    private let run: String
+    private let origin = NIODeadline.now() - .seconds(2)
     private var sender: MessageConnection?
     private var receiver: MessageConnection?
     /// The connection being waited on (C's `c` in `wait_for`); what the other one reads is dropped.
@@ -513,7 +550,18 @@ final class MessageFloor: Floor {
 
     init(server: Server, config: MessageConfig, loop: EventLoop, done: EventLoopPromise<Figures>) {
         self.config = config
-        self.messageStart = "<message to='user\(config.receiver)@\(server.domain)/floor' type='chat' id='m"
+        func start(_ user: Int) -> String {
+            "<message to='user\(user)@\(server.domain)' type='chat'><body>xmppload-filler-0123</body>"
+                + "<stamp xmlns='urn:xmppload:stamp:0' r='"
+        }
+        self.toSecond = start(config.receiver)
+        self.toFirst = start(config.sender)
+        var wall = time(nil)
+        var date = tm()
+        gmtime_r(&wall, &date)
+        var text = [CChar](repeating: 0, count: 32)
+        strftime(&text, text.count, "%Y%m%d-%H%M%S-floor00", &date)
+        self.run = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         super.init(server: server, loop: loop, done: done)
     }
 
@@ -525,6 +573,11 @@ final class MessageFloor: Floor {
     }
 
     override var awaited: String { awaitedConnection?.awaited ?? "" }
+
+    /// The connection a message was just sent to is the one waited on now.
+    func awaiting(_ connection: MessageConnection) {
+        awaitedConnection = connection
+    }
 
     func begin() {
         startWatchdog()
@@ -541,19 +594,29 @@ final class MessageFloor: Floor {
         sendMessage()
     }
 
+    /// Message k: even k from the first connection (serial 0) to the second, odd k back; sequences
+    /// count from 1 per sender.
     private func sendMessage() {
         guard let sender, let receiver else { return }
-        var buffer = sender.allocator.buffer(capacity: messageStart.utf8.count + 64)
-        buffer.writeString(messageStart)
-        buffer.writeString(String(k))
-        buffer.writeStaticString("'><body>message-floor ")
-        buffer.writeString(String(k))
-        buffer.writeStaticString("</body></message>")
-        sender.send(buffer)
-        receiver.awaitMessage()
+        let (from, to, start) = k % 2 == 0 ? (sender, receiver, toSecond) : (receiver, sender, toFirst)
+        let sent = String((NIODeadline.now() - origin).nanoseconds)
+        var buffer = from.allocator.buffer(capacity: start.utf8.count + 128)
+        buffer.writeString(start)
+        buffer.writeString(run)
+        buffer.writeStaticString("' s='")
+        buffer.writeString(String(k % 2))
+        buffer.writeStaticString("' q='")
+        buffer.writeString(String(k / 2 + 1))
+        buffer.writeStaticString("' t='")
+        buffer.writeString(sent)
+        buffer.writeStaticString("' i='")
+        buffer.writeString(sent)
+        buffer.writeStaticString("'/></message>")
+        from.send(buffer)
+        to.awaitMessage()
     }
 
-    /// The receiver has read message k's `</message>`.
+    /// The connection awaited has read message k's `</message>`.
     func messageArrived() {
         k += 1
         if k < config.count {
@@ -595,7 +658,7 @@ final class MessageConnection: ChannelInboundHandler {
     init(floor: MessageFloor, user: Int) {
         self.floor = floor
         self.user = user
-        self.own = bytes("from='user\(user)@\(floor.server.domain)/floor'")
+        self.own = bytes("from='user\(user)@\(floor.server.domain)/load'")
     }
 
     var allocator: ByteBufferAllocator { context!.channel.allocator }
@@ -652,8 +715,9 @@ final class MessageConnection: ChannelInboundHandler {
         context?.close(promise: nil)
     }
 
-    /// The receiver waits for the message just sent.
+    /// This connection waits for the message just sent to it.
     func awaitMessage() {
+        floor.awaiting(self)
         state = .message
         advance()
     }
