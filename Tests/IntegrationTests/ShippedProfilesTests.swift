@@ -11,7 +11,7 @@ import Testing
     /// Every file in profiles/, in the order the table in the README lists them.
     static let names = [
         "login", "idle", "chat", "login-storm", "muc", "idle-soak", "soak-mixed", "soak-restart", "compare", "cluster-cross",
-        "modern-client", "mobile-reconnect",
+        "modern-client", "mobile-reconnect", "soak-overnight",
     ]
 
     /// One row of the profiles × servers table: what a scaled-down run of a shipped profile did.
