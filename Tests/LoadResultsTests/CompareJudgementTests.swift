@@ -170,7 +170,27 @@ import Testing
         let widened = Bootstrap.expanded(rate, units: 3, bounds: -100...100)
         #expect(widened.high == 100 && abs(widened.low - (80 - 2.689 * 20)) < 0.05, "\(widened)")
         let relative = Bootstrap.Estimate(baseline: 10, candidate: 5, change: -50, low: -80, high: -40)
-        #expect(Bootstrap.expanded(relative, units: 3, bounds: -100...Double.greatestFiniteMagnitude).low == -100)
+        let widenedRelative = Bootstrap.expanded(relative, units: 3, bounds: -100...Double.greatestFiniteMagnitude)
+        #expect(widenedRelative.low > -100 && widenedRelative.low < -95 && widenedRelative.high > -40, "\(widenedRelative)")
+        let allGone = Bootstrap.Estimate(baseline: 10, candidate: 1, change: -90, low: -100, high: -50)
+        #expect(Bootstrap.expanded(allGone, units: 3, bounds: -100...Double.greatestFiniteMagnitude).low == -100)
+    }
+
+    /// A relative change widened on the log of the ratio: the same runs judged the other way round
+    /// give the mirrored interval (ratio r → 1/r), so an A/A is as likely to be called "improved" as
+    /// "regressed". Linear widening around the percentage did not: −47 % [−70, −30] one way round is
+    /// +89 % [+43, +233] the other, and × 2.69 left the first clear of −10 % but not the second of +10 %.
+    @Test(arguments: [(-47.0, -70.0, -30.0), (25.0, 5.0, 60.0), (3.0, -12.0, 20.0)])
+    func aWidenedRelativeIntervalMirrorsWhenTheSidesSwap(change: Double, low: Double, high: Double) {
+        func swapped(_ percent: Double) -> Double { (1 / (1 + percent / 100) - 1) * 100 }
+        let bounds = -100...Double.greatestFiniteMagnitude
+        let oneWay = Bootstrap.expanded(Bootstrap.Estimate(baseline: 1, candidate: 1, change: change, low: low, high: high), units: 3, bounds: bounds)
+        let otherWay = Bootstrap.expanded(
+            Bootstrap.Estimate(baseline: 1, candidate: 1, change: swapped(change), low: swapped(high), high: swapped(low)), units: 3, bounds: bounds)
+        #expect(abs(swapped(oneWay.low) - otherWay.high) < 1e-6 * max(1, abs(otherWay.high)), "\(oneWay) vs \(otherWay)")
+        #expect(abs(swapped(oneWay.high) - otherWay.low) < 1e-6, "\(oneWay) vs \(otherWay)")
+        // Whether it clears a ±10 % tolerance is the same question both ways round.
+        #expect((oneWay.high < -10) == (otherWay.low > swapped(-10)))
     }
 
     /// Three rounds that all happen to be slower on one side but by amounts that vary (+15, +25,
