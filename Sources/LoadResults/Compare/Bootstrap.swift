@@ -262,8 +262,16 @@ public struct Bootstrap: Sendable {
                 result.low = bounds.lowerBound
                 return result
             }
-            if let low = log(estimate.low) { result.low = max(percent(point - factor * (point - low)), bounds.lowerBound) } else { result.low = bounds.lowerBound }
-            if let high = log(estimate.high) { result.high = min(percent(point + factor * (high - point)), bounds.upperBound) } else { result.high = bounds.lowerBound }
+            if let low = log(estimate.low) {
+                result.low = max(percent(point - factor * (point - low)), bounds.lowerBound)
+            } else {
+                result.low = bounds.lowerBound
+            }
+            if let high = log(estimate.high) {
+                result.high = min(percent(point + factor * (high - point)), bounds.upperBound)
+            } else {
+                result.high = bounds.lowerBound
+            }
             return result
         }
         result.low = min(max(estimate.change - factor * (estimate.change - estimate.low), bounds.lowerBound), bounds.upperBound)
