@@ -9,21 +9,26 @@ enum UserAgentID {
     /// The id of session `serial` in a run seeded `seed`.
     static func derive(seed: UInt64, serial: Int) -> String {
         var generator = SeededGenerator(seed: seed ^ 0x5A52_2A6E_7000_0000, stream: UInt64(UInt32(truncatingIfNeeded: serial)))
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        for word in [generator.next(), generator.next()] {
-            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        let words = (generator.next(), generator.next())
+        // One allocation, the string's own (a login makes one of these when it may use SASL2).
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var position = 0
+            for index in 0..<16 {
+                let word = index < 8 ? words.0 : words.1
+                var byte = UInt8(truncatingIfNeeded: word >> UInt64(56 - 8 * (index % 8)))
+                if index == 6 { byte = byte & 0x0F | 0x40 }  // version 4
+                if index == 8 { byte = byte & 0x3F | 0x80 }  // RFC 4122 variant
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                text[position] = hexDigit(byte >> 4)
+                text[position + 1] = hexDigit(byte & 0x0F)
+                position += 2
+            }
+            return position
         }
-        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
-        bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10 }
 }
