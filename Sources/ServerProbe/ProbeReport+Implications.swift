@@ -110,9 +110,15 @@ extension ProbeReport {
     /// mechanisms xmppload cannot use.
     static func saslLines(_ sasl: SASLFacts) -> [String] {
         var lines: [String] = []
-        let ours = SASLMechanism.preference.map(\.name)
+        let ours = SASLMechanism.preferenceWithChannelBinding.map(\.name)
         let usable = ours.filter { name in sasl.supported.contains { $0.uppercased() == name } }
-        let missing = ours.filter { !usable.contains($0) }
+        let missing = SASLMechanism.preference.map(\.name).filter { !usable.contains($0) }
+        // Runs pick the strongest usable mechanism: a -PLUS one when the connection has TLS to bind to.
+        let withoutBinding = usable.first { name in SASLMechanism(name: name).map { !$0.usesChannelBinding } ?? false }
+        let defaultNote: String? = usable.first.map { first in
+            guard first.hasSuffix("-PLUS") else { return " (default: \(first))" }
+            return " (default: \(first) over TLS" + (withoutBinding.map { ", \($0) without" } ?? "") + ")"
+        }
         if usable.isEmpty {
             lines.append(
                 "no usable SASL mechanism (offered: \(sasl.offered.isEmpty ? "none" : sasl.offered.joined(separator: ", "))): every login fails with sasl-no-common-mechanism"
@@ -121,7 +127,7 @@ extension ProbeReport {
             lines.append(
                 "--sasl \(usable.joined(separator: ", ")) \(usable.count == 1 ? "works" : "work")"
                     + (missing.isEmpty ? "" : "; \(missing.joined(separator: ", ")) not offered")
-                    + (usable.first.map { " (default: \($0))" } ?? ""))
+                    + (defaultNote ?? ""))
         }
         if !sasl.unsupported.isEmpty {
             lines.append("offered but not spoken by xmppload: \(sasl.unsupported.joined(separator: ", "))")

@@ -185,7 +185,11 @@ import Glibc
                 #expect(
                     (a["sessions"] as? [String: Any])?[key] as? Int == (b["sessions"] as? [String: Any])?[key] as? Int, "sessions.\(key)")
             }
-            #expect((a["messages"] as? [String: Any])?["sent"] as? Int == (b["messages"] as? [String: Any])?["sent"] as? Int)
+            // Messages: chat's sends are timed (1-3 s apart), so how many leave before the 10 s stop
+            // depends on the scheduler to a message or two (seen: 334 vs 333); the same within 5 %.
+            let sentA = (a["messages"] as? [String: Any])?["sent"] as? Int ?? 0
+            let sentB = (b["messages"] as? [String: Any])?["sent"] as? Int ?? 0
+            #expect(sentA > 0 && sentB > 0 && abs(sentA - sentB) <= max(5, sentA / 20), "messages sent \(sentA) vs \(sentB)")
             #expect((b["errors"] as? [String: Any])?.isEmpty ?? true)
             let (load, monitor) = try Self.intervals(watched)
             #expect(load.count == (try Self.intervals(plain)).load.count)

@@ -118,6 +118,19 @@ import XMPPCore
         #expect(Self.base().impliedSettings().isEmpty)
     }
 
+    /// Prosody 13 over TLS: the -PLUS mechanism is what runs pick by default (the probe said
+    /// SCRAM-SHA-1 before, while runs used SCRAM-SHA-1-PLUS).
+    @Test func aPlusMechanismIsTheDefaultOverTLS() {
+        let offered = ["SCRAM-SHA-1", "OAUTHBEARER", "PLAIN", "SCRAM-SHA-1-PLUS"]
+        let facts = ProbeReport.SASLFacts(
+            offered: offered, supported: ["SCRAM-SHA-1", "PLAIN", "SCRAM-SHA-1-PLUS"], unsupported: ["OAUTHBEARER"])
+        #expect(
+            ProbeReport.saslLines(facts) == [
+                "--sasl SCRAM-SHA-1-PLUS, SCRAM-SHA-1, PLAIN work; SCRAM-SHA-512, SCRAM-SHA-256 not offered (default: SCRAM-SHA-1-PLUS over TLS, SCRAM-SHA-1 without)",
+                "offered but not spoken by xmppload: OAUTHBEARER",
+            ])
+    }
+
     @Test(arguments: [
         (
             ["PLAIN", "DIGEST-MD5", "SCRAM-SHA-1"],
