@@ -44,7 +44,15 @@ import Glibc
         return (last, LocalServer.keyValues(text))
     }
 
-    static func alive(_ pid: String) -> Bool { Int32(pid).map { kill($0, 0) == 0 } ?? false }
+    /// Whether the process runs: a zombie (stopped, not yet reaped by whoever inherited it — PID 1
+    /// here reaps slowly) counts as gone, as `scripts/servers`' own `pid_alive` does.
+    static func alive(_ pid: String) -> Bool {
+        guard let id = Int32(pid), kill(id, 0) == 0 else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(id)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return true }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z"
+    }
 
     @Test(.timeLimit(.minutes(4)))
     func abBetweenProsody012And13RunsBothSidesAndNamesBothVersions() throws {

@@ -68,6 +68,10 @@ final class SessionConnector: UserConnecting {
         }
         let bound = NIOLoopBound(user, eventLoop: context.eventLoop)
         bootstraps.connect(.session(user, transport), to: address).whenFailure { error in
+            // A failed connect freed its channel and pipeline (a TLS handler's buffers too): it counts
+            // toward the wave of closed connections after which the run gives free pages back
+            // (HeapRelease) — a reconnect storm against a server that is down is mostly these.
+            bound.value.loop.environment.closedConnections.wrappingIncrement(ordering: .relaxed)
             bound.value.connectFailed(ConnectionFailure(error))
         }
     }
