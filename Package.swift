@@ -36,13 +36,17 @@ let package = Package(
         // Profiles and load models: YAML decoding with positions, validation, schedules. No NIO.
         // XMPPCore for the shared TLS mode and SASL mechanism names; ThresholdModel for the one
         // threshold model (`Threshold`) that the grammar produces and the verdict judges.
-        .target(name: "LoadProfile", dependencies: ["XMPPCore", "ThresholdModel", .product(name: "Yams", package: "Yams")], swiftSettings: releaseSettings),
+        .target(
+            name: "LoadProfile", dependencies: ["XMPPCore", "ThresholdModel", .product(name: "Yams", package: "Yams")], swiftSettings: releaseSettings
+        ),
         // The one threshold model (rule, quantity, comparison, unit): plain values, no dependencies, so
         // the profile grammar and the verdict share it without LoadProfile depending on the results.
         .target(name: "ThresholdModel", swiftSettings: releaseSettings),
         // Metrics values and results files: histograms, snapshots, summary, report. No NIO.
         // Re-exports ThresholdModel (the verdict judges its rules).
-        .target(name: "LoadResults", dependencies: ["ThresholdModel", .product(name: "Histogram", package: "hdrhistogram-swift")], swiftSettings: releaseSettings),
+        .target(
+            name: "LoadResults", dependencies: ["ThresholdModel", .product(name: "Histogram", package: "hdrhistogram-swift")],
+            swiftSettings: releaseSettings),
         // A virtual user's logic without I/O: the compiled profile and the session state machine
         // (drives LoginMachine, runs steps), fed events with an injected clock. No NIO.
         .target(name: "SessionCore", dependencies: ["XMPPCore", "LoadProfile", "LoadResults"], swiftSettings: releaseSettings),
@@ -85,7 +89,8 @@ let package = Package(
             swiftSettings: releaseSettings),
         // Ways to run loads, as library types the command line only parses for and prints: run
         // options resolved into a configuration, the capacity search's steps, `ab`'s rounds.
-        .target(name: "LoadRunners", dependencies: ["LoadEngine", "LoadProfile", "LoadResults", "XMPPCore", "RunControl"], swiftSettings: releaseSettings),
+        .target(
+            name: "LoadRunners", dependencies: ["LoadEngine", "LoadProfile", "LoadResults", "XMPPCore", "RunControl"], swiftSettings: releaseSettings),
         // The command line: run | capacity | check | plan | report | compare | ab | provision | probe | control.
         .executableTarget(
             name: "xmppload",
