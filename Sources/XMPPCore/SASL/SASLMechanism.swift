@@ -25,8 +25,8 @@ public enum SASLMechanism: String, Sendable, Hashable, CaseIterable {
         self.init(rawValue: name.uppercased())
     }
 
-    /// Parses a wire name as a server offers it: surrounding white space (what
-    /// `CharacterSet.whitespaces` holds: Unicode general category Zs and U+0009) dropped, then
+    /// Parses a wire name as a server offers it: surrounding white space (what Foundation's
+    /// `CharacterSet.whitespaces` holds: Unicode general category Zs, U+0009 and U+200B) dropped, then
     /// case-insensitively. The same result as `init?(name: name.trimmingCharacters(in: .whitespaces))`
     /// without Foundation, whose trimming built a character set through CoreFoundation on every call:
     /// ~2.5 % of a plain login's CPU, for the few names of one offer (issue 42).
@@ -40,7 +40,7 @@ public enum SASLMechanism: String, Sendable, Hashable, CaseIterable {
     }
 
     private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
+        scalar == "\t" || scalar == "\u{200B}" || scalar.properties.generalCategory == .spaceSeparator
     }
 
     /// The SCRAM hash, for SCRAM mechanisms.
