@@ -1,6 +1,15 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// Release builds of our own modules (issue 42, docs/BENCHMARKS.md "Overhead"): no dynamic exclusivity
+// checks (debug builds and the tests keep them, so a violation still traps there), and cross-module
+// optimization, so generic code and small functions of one module are specialized and inlined in the
+// modules that call them (XMPPCore's framer and parser in LoadEngine, SessionCore's machine, LoadResults'
+// histograms). Dependencies keep their own settings.
+let releaseSettings: [SwiftSetting] = [
+    .unsafeFlags(["-enforce-exclusivity=unchecked", "-cross-module-optimization"], .when(configuration: .release))
+]
+
 let package = Package(
     name: "xmppload",
     platforms: [.macOS(.v14)],
@@ -23,20 +32,24 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // Pure protocol: XML model, stream framer, stanza parser, SASL, login state machine. No I/O.
-        .target(name: "XMPPCore", dependencies: ["CLibXML2", "CCrypto"]),
+        .target(name: "XMPPCore", dependencies: ["CLibXML2", "CCrypto"], swiftSettings: releaseSettings),
         // Profiles and load models: YAML decoding with positions, validation, schedules. No NIO.
         // XMPPCore for the shared TLS mode and SASL mechanism names; ThresholdModel for the one
         // threshold model (`Threshold`) that the grammar produces and the verdict judges.
-        .target(name: "LoadProfile", dependencies: ["XMPPCore", "ThresholdModel", .product(name: "Yams", package: "Yams")]),
+        .target(
+            name: "LoadProfile", dependencies: ["XMPPCore", "ThresholdModel", .product(name: "Yams", package: "Yams")], swiftSettings: releaseSettings
+        ),
         // The one threshold model (rule, quantity, comparison, unit): plain values, no dependencies, so
         // the profile grammar and the verdict share it without LoadProfile depending on the results.
-        .target(name: "ThresholdModel"),
+        .target(name: "ThresholdModel", swiftSettings: releaseSettings),
         // Metrics values and results files: histograms, snapshots, summary, report. No NIO.
         // Re-exports ThresholdModel (the verdict judges its rules).
-        .target(name: "LoadResults", dependencies: ["ThresholdModel", .product(name: "Histogram", package: "hdrhistogram-swift")]),
+        .target(
+            name: "LoadResults", dependencies: ["ThresholdModel", .product(name: "Histogram", package: "hdrhistogram-swift")],
+            swiftSettings: releaseSettings),
         // A virtual user's logic without I/O: the compiled profile and the session state machine
         // (drives LoginMachine, runs steps), fed events with an injected clock. No NIO.
-        .target(name: "SessionCore", dependencies: ["XMPPCore", "LoadProfile", "LoadResults"]),
+        .target(name: "SessionCore", dependencies: ["XMPPCore", "LoadProfile", "LoadResults"], swiftSettings: releaseSettings),
         // The NIO engine: stream codec, connections, virtual users, schedulers, recorders, the run.
         .target(
             name: "LoadEngine",
@@ -50,7 +63,8 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Atomics", package: "swift-atomics"),
-            ]),
+            ],
+            swiftSettings: releaseSettings),
         // The one-connection server probe (`xmppload probe`, docs/PROBE.md): what a server offers, on
         // the engine's codec, TLS set-up and login machine (their `package` API).
         .target(
@@ -61,7 +75,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-            ]),
+            ],
+            swiftSettings: releaseSettings),
         // The control port: an input that steers a running run (`--control-port`), and its client.
         .target(
             name: "RunControl",
@@ -70,17 +85,20 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]),
+            ],
+            swiftSettings: releaseSettings),
         // Ways to run loads, as library types the command line only parses for and prints: run
         // options resolved into a configuration, the capacity search's steps, `ab`'s rounds.
-        .target(name: "LoadRunners", dependencies: ["LoadEngine", "LoadProfile", "LoadResults", "XMPPCore", "RunControl"]),
+        .target(
+            name: "LoadRunners", dependencies: ["LoadEngine", "LoadProfile", "LoadResults", "XMPPCore", "RunControl"], swiftSettings: releaseSettings),
         // The command line: run | capacity | check | plan | report | compare | ab | provision | probe | control.
         .executableTarget(
             name: "xmppload",
             dependencies: [
                 "LoadEngine", "LoadProfile", "LoadResults", "XMPPCore", "LoadRunners", "RunControl", "ServerProbe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            ],
+            swiftSettings: releaseSettings),
 
         // glibc's live heap and process CPU for Benchmarks/tls-floor.
         .systemLibrary(name: "CMallocInfo", path: "Benchmarks/malloc-info"),

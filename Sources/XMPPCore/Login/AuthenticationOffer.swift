@@ -94,7 +94,7 @@ public struct AuthenticationOffer: Sendable, Equatable {
 
     /// Whether any `-PLUS` mechanism is among `mechanisms`.
     static func offersPlus(_ mechanisms: [String]) -> Bool {
-        mechanisms.contains { SASLMechanism(name: $0.trimmingCharacters(in: .whitespaces))?.usesChannelBinding == true }
+        mechanisms.contains { SASLMechanism(offered: $0)?.usesChannelBinding == true }
     }
 
     /// XEP-0388.
