@@ -13,33 +13,16 @@ import Glibc
 /// logs in with SCRAM-SHA-1-PLUS; Prosody 0.12.3 and jabberd2 run the same profiles the classic way.
 /// The manifest names the mechanism and the channel binding each time.
 @Suite(.serialized) struct ModernLoginIntegrationTests {
-    static let script = LocalServer.repositoryRoot.appendingPathComponent("scripts/servers").path
-
     static func servers(_ arguments: [String], timeout: Double = 300) throws -> CommandLineTests.Result {
-        let child = try ChildProcess.spawn(script, arguments)
-        defer { child.removeLog() }
-        let status = child.wait(timeout: timeout)
-        return CommandLineTests.Result(status: status, output: child.output)
+        try ServerBuildsScript.run(arguments, timeout: timeout)
     }
 
-    /// A fresh directory for one test's builds, every build in it stopped (`down all`) and the
-    /// directory removed when `body` ends, also when it fails.
     static func withBuilds<T>(_ body: (String) throws -> T) throws -> T {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-modern-\(UUID().uuidString.prefix(6))").path
-        defer {
-            _ = try? servers(["down", "all", "--dir", base], timeout: 60)
-            try? FileManager.default.removeItem(atPath: base)
-        }
-        return try body(base)
+        try ServerBuildsScript.withBuilds(prefix: "xmppload-modern", body)
     }
 
-    /// `up BUILD`: the server.env path (the script's last line) and its values.
     static func up(_ build: String, base: String, accounts: Int) throws -> (path: String, values: [String: String]) {
-        let result = try servers(["up", build, "--dir", base, "--accounts", String(accounts), "--contacts", "0", "--install"])
-        guard result.status == 0, let last = result.output.split(separator: "\n").last.map(String.init),
-            let text = try? String(contentsOfFile: last, encoding: .utf8)
-        else { throw LocalServerError(message: "servers up \(build) failed (\(result.status)):\n\(result.output)") }
-        return (last, LocalServer.keyValues(text))
+        try ServerBuildsScript.up(build, base: base, accounts: accounts, extra: ["--contacts", "0"])
     }
 
     struct Run {

@@ -14,34 +14,16 @@ import Glibc
 /// build wins is not asserted. Also: the script's refusals (unknown build, port in use, ab against a
 /// build that is not running) and that `down` stops exactly the PIDs `up` reported.
 @Suite(.serialized) struct ServerBuildsTests {
-    static let script = LocalServer.repositoryRoot.appendingPathComponent("scripts/servers").path
-
-    /// Runs scripts/servers with a time limit; its exit status and output.
     static func servers(_ arguments: [String], timeout: Double = 300) throws -> CommandLineTests.Result {
-        let child = try ChildProcess.spawn(script, arguments)
-        defer { child.removeLog() }
-        let status = child.wait(timeout: timeout)
-        return CommandLineTests.Result(status: status, output: child.output)
+        try ServerBuildsScript.run(arguments, timeout: timeout)
     }
 
-    /// A fresh directory for one test's builds; every build in it is stopped (`down all`) and the
-    /// directory removed when `body` ends, also when it fails.
     static func withBuilds<T>(_ body: (String) throws -> T) throws -> T {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("xmppload-builds-\(UUID().uuidString.prefix(6))").path
-        defer {
-            _ = try? servers(["down", "all", "--dir", base], timeout: 60)
-            try? FileManager.default.removeItem(atPath: base)
-        }
-        return try body(base)
+        try ServerBuildsScript.withBuilds(prefix: "xmppload-builds", body)
     }
 
-    /// `up BUILD`: the server.env path (the last line) and its KEY=value pairs.
     static func up(_ build: String, base: String, accounts: Int) throws -> (path: String, values: [String: String]) {
-        let result = try servers(["up", build, "--dir", base, "--accounts", String(accounts), "--install"])
-        guard result.status == 0, let last = result.output.split(separator: "\n").last.map(String.init),
-            let text = try? String(contentsOfFile: last, encoding: .utf8)
-        else { throw LocalServerError(message: "servers up \(build) failed (\(result.status)):\n\(result.output)") }
-        return (last, LocalServer.keyValues(text))
+        try ServerBuildsScript.up(build, base: base, accounts: accounts)
     }
 
     /// Whether the process runs: a zombie (stopped, not yet reaped by whoever inherited it — PID 1
