@@ -161,46 +161,18 @@ package struct TLSSetup: Sendable {
         /// Whether a DER certificate's issuer and subject names are the same bytes (RFC 5280
         /// §4.1: Certificate → TBSCertificate → [version], serial, signature, issuer, validity, subject).
         package static func isSelfIssued(der: [UInt8]) -> Bool {
-            guard let certificate = DERElement.first(in: der[...]), certificate.tag == 0x30,
-                let tbs = DERElement.first(in: certificate.content), tbs.tag == 0x30
+            guard let certificate = DERReader.first(in: der[...]), certificate.tag == 0x30,
+                let tbs = DERReader.first(in: certificate.content), tbs.tag == 0x30
             else { return false }
-            var fields: [DERElement] = []
+            var fields: [DERReader] = []
             var rest = tbs.content
-            while fields.count < 6, let element = DERElement.first(in: rest) {
+            while fields.count < 6, let element = DERReader.first(in: rest) {
                 fields.append(element)
                 rest = element.rest
             }
             if fields.first?.tag == 0xA0 { fields.removeFirst() }  // explicit [0] version
             guard fields.count >= 5 else { return false }
             return fields[2].content.elementsEqual(fields[4].content)
-        }
-    }
-
-    /// One DER tag-length-value (definite lengths up to 4 bytes), as slices of the input.
-    package struct DERElement {
-        package let tag: UInt8
-        package let content: ArraySlice<UInt8>
-        /// The bytes after this element.
-        package let rest: ArraySlice<UInt8>
-
-        package static func first(in bytes: ArraySlice<UInt8>) -> DERElement? {
-            var index = bytes.startIndex
-            guard bytes.count >= 2 else { return nil }
-            let tag = bytes[index]
-            index += 1
-            var length = Int(bytes[index])
-            index += 1
-            if length & 0x80 != 0 {
-                let count = length & 0x7F
-                guard (1...4).contains(count), bytes.endIndex - index >= count else { return nil }
-                length = 0
-                for _ in 0..<count {
-                    length = length << 8 | Int(bytes[index])
-                    index += 1
-                }
-            }
-            guard bytes.endIndex - index >= length else { return nil }
-            return DERElement(tag: tag, content: bytes[index..<index + length], rest: bytes[(index + length)...])
         }
     }
 }

@@ -59,13 +59,10 @@ enum ScrapeHTTPClient {
         _ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>?, _ length: socklen_t, host: String, port: Int, deadline: NIODeadline
     ) -> Result<Void, Failure> {
         let where_ = "\(host):\(port)"
-        if Glibc.connect(fd, address, length) != 0 {
-            guard errno == EINPROGRESS else { return .failure(.unreachable("\(String(cString: strerror(errno))) (\(where_))")) }
-            guard wait(fd, for: Int16(POLLOUT), until: deadline) else { return .failure(.timeout("no connection within the time limit (\(where_))")) }
-            var error: Int32 = 0
-            var size = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size)
-            guard error == 0 else { return .failure(.unreachable("\(String(cString: strerror(error))) (\(where_))")) }
+        switch DeadlineSocket.connect(fd, address, length, until: deadline) {
+        case .done: break
+        case .timedOut: return .failure(.timeout("no connection within the time limit (\(where_))"))
+        case .failed(let code): return .failure(.unreachable("\(String(cString: strerror(code))) (\(where_))"))
         }
         return .success(())
     }
@@ -78,22 +75,17 @@ enum ScrapeHTTPClient {
             ("GET \(target) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: xmppload-monitor\r\n"
                 + "Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\n"
                 + "Accept-Encoding: identity\r\nConnection: close\r\n\r\n").utf8)
-        var sent = 0
-        while sent < request.count {
-            guard wait(fd, for: Int16(POLLOUT), until: deadline) else { return .failure(.timeout("the request could not be sent in time")) }
-            let count = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count < 0 {
-                if errno == EAGAIN || errno == EINTR { continue }
-                return .failure(.unreachable("sending the request: \(String(cString: strerror(errno)))"))
-            }
-            sent += count
+        switch DeadlineSocket.send(request, on: fd, until: deadline) {
+        case .done: break
+        case .timedOut: return .failure(.timeout("the request could not be sent in time"))
+        case .failed(let code): return .failure(.unreachable("sending the request: \(String(cString: strerror(code)))"))
         }
         let cap = limits.maxHeaderBytes + limits.maxBodyBytes + limits.maxBodyBytes / 8
         var response = HTTPResponseReader(limits: limits)
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             if let done = response.outcome { return done }
-            guard wait(fd, for: Int16(POLLIN), until: deadline) else {
+            guard DeadlineSocket.wait(fd, for: Int16(POLLIN), until: deadline) else {
                 return .failure(.timeout("no complete response within \(formatSeconds(limits.timeout)) (\(response.received) bytes read)"))
             }
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
@@ -106,18 +98,6 @@ enum ScrapeHTTPClient {
                 return .failure(.tooLarge("the response is larger than \(limits.bodyLimitText)"))
             }
             response.append(buffer[0..<count])
-        }
-    }
-
-    /// Waits until `fd` is ready for `events` or the deadline passes (false).
-    private static func wait(_ fd: Int32, for events: Int16, until deadline: NIODeadline) -> Bool {
-        while true {
-            let remaining = (deadline - NIODeadline.now()).nanoseconds
-            guard remaining > 0 else { return false }
-            var entry = pollfd(fd: fd, events: events, revents: 0)
-            let result = poll(&entry, 1, Int32(min(remaining / 1_000_000 + 1, Int64(Int32.max))))
-            if result > 0 { return true }
-            if result < 0 && errno != EINTR { return false }
         }
     }
 

@@ -52,42 +52,16 @@ public struct ServerAnswerProbe: Sendable {
         let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return limit }
         defer { close(fd) }
-        if connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 {
-            guard errno == EINPROGRESS, wait(fd, for: Int16(POLLOUT), until: deadline) else { return limit }
-            var error: Int32 = 0
-            var size = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size)
-            guard error == 0 else { return limit }
-        }
-        let header = Stanza.streamHeader(to: domain)
-        var sent = 0
-        while sent < header.count {
-            guard wait(fd, for: Int16(POLLOUT), until: deadline) else { return limit }
-            let count = header[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count < 0 {
-                if errno == EAGAIN || errno == EINTR { continue }
-                return limit
-            }
-            sent += count
-        }
+        guard DeadlineSocket.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen, until: deadline) == .done,
+            DeadlineSocket.send(Stanza.streamHeader(to: domain), on: fd, until: deadline) == .done
+        else { return limit }
         var byte: UInt8 = 0
         while true {
-            guard wait(fd, for: Int16(POLLIN), until: deadline) else { return limit }
+            guard DeadlineSocket.wait(fd, for: Int16(POLLIN), until: deadline) else { return limit }
             let count = recv(fd, &byte, 1, 0)
             if count > 0 { return Double((NIODeadline.now() - started).nanoseconds) / 1e6 }
             if count == 0 { return limit }
             if errno != EAGAIN && errno != EINTR { return limit }
-        }
-    }
-
-    private func wait(_ fd: Int32, for events: Int16, until deadline: NIODeadline) -> Bool {
-        while true {
-            let remaining = (deadline - NIODeadline.now()).nanoseconds
-            guard remaining > 0 else { return false }
-            var entry = pollfd(fd: fd, events: events, revents: 0)
-            let result = poll(&entry, 1, Int32(min(remaining / 1_000_000 + 1, Int64(Int32.max))))
-            if result > 0 { return true }
-            if result < 0 && errno != EINTR { return false }
         }
     }
 }

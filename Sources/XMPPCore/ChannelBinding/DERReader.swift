@@ -1,11 +1,12 @@
-/// One DER tag-length-value (definite lengths up to 4 bytes), as slices of the input.
-struct DERReader {
-    let tag: UInt8
-    let content: ArraySlice<UInt8>
+/// One DER tag-length-value (definite lengths up to 4 bytes), as slices of the input. Read here for
+/// `tls-server-end-point`'s signature hash and by the engine's TLS set-up for a self-issued certificate.
+package struct DERReader {
+    package let tag: UInt8
+    package let content: ArraySlice<UInt8>
     /// The bytes after this element.
-    let rest: ArraySlice<UInt8>
+    package let rest: ArraySlice<UInt8>
 
-    static func first(in bytes: ArraySlice<UInt8>) -> DERReader? {
+    package static func first(in bytes: ArraySlice<UInt8>) -> DERReader? {
         var index = bytes.startIndex
         guard bytes.count >= 2 else { return nil }
         let tag = bytes[index]
