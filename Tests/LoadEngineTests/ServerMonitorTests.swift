@@ -108,11 +108,15 @@ import Glibc
             "unreachable": .unreachable,
         ]
         // The full intervals: each hostile source a gap — of its kind, or `late` when its scrape (or,
-        // on a busy machine, its parse of a huge body) overran the interval — never data; each one's
-        // own kind at least once. The good endpoint and the process sampled every time.
+        // on a busy machine, its parse of a huge body) overran the interval, or, for the sources whose
+        // answer is megabytes, `timeout` when a starved machine could not read up to the size cap within
+        // the scrape's time limit (seen once in 60 scrapes at load 9) — never data; each one's own kind
+        // at least once. The good endpoint and the process sampled every time.
+        let bigBodies: Set<String> = ["huge", "millions"]
         for (label, reason) in expected {
             let gaps = intervals.dropLast().map { $0.sources[label]?.gap?.reason }
-            #expect(gaps.allSatisfy { $0 == reason || $0 == .late }, "\(label): \(gaps)")
+            #expect(
+                gaps.allSatisfy { $0 == reason || $0 == .late || (bigBodies.contains(label) && $0 == .timeout) }, "\(label): \(gaps)")
             #expect(gaps.contains(reason), "\(label): \(gaps)")
         }
         for interval in intervals.dropLast() {
